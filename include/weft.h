@@ -1,0 +1,331 @@
+/* weft: a lightweight threading and tasking runtime.
+ *
+ * Execution model (after the Argobots model):
+ *  - An execution stream (weft_xstream) is an OS thread that runs a
+ *    scheduler. The thread that calls weft_init() becomes the primary
+ *    stream and its code continues as the *main ULT*.
+ *  - A work unit (weft_thread) is either a ULT (user-level thread, own
+ *    stack, may yield and block) or a tasklet (no stack; runs to completion
+ *    on its scheduler's stack and may not block).
+ *  - Ready units wait in pools (weft_pool). A scheduler (weft_sched) takes
+ *    units from its pools and runs them on its stream.
+ *
+ * Every fallible call returns WEFT_OK or a WEFT_ERR_* code; weft_strerror()
+ * names it. Calling contexts are noted per function:
+ *   ULT      a ULT, including the main ULT
+ *   tasklet  a running tasklet
+ *   thread   a plain OS thread that is not a weft stream
+ * "any" means all three.
+ */
+#ifndef WEFT_H
+#define WEFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WEFT_VERSION_MAJOR 0
+#define WEFT_VERSION_MINOR 1
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+
+enum {
+    WEFT_OK = 0,
+    WEFT_ERR_INVALID = 1,         /* an argument is out of range or NULL */
+    WEFT_ERR_HANDLE = 2,          /* NULL, freed or foreign handle */
+    WEFT_ERR_NOMEM = 3,           /* out of memory (heap, mmap or descriptors) */
+    WEFT_ERR_UNINIT = 4,          /* weft_init() has not been called */
+    WEFT_ERR_INIT = 5,            /* weft_init() was already called */
+    WEFT_ERR_NOT_WEFT = 6,        /* the caller is not a weft work unit */
+    WEFT_ERR_NOT_ULT = 7,         /* only a ULT (not main, not a tasklet) may do this */
+    WEFT_ERR_TASKLET_BLOCKS = 8,  /* a tasklet tried to yield, join or block */
+    WEFT_ERR_JOIN_SELF = 9,       /* a unit tried to join itself */
+    WEFT_ERR_JOINED = 10,         /* the unit was already joined */
+    WEFT_ERR_CROSS_STREAM = 11,   /* target is not on the caller's stream */
+    WEFT_ERR_POOL_ACCESS = 12,    /* private pool used from a stream that does not own it */
+    WEFT_ERR_BUSY = 13,           /* object in use (attached, non-empty, running) */
+    WEFT_ERR_STATE = 14,          /* the unit is in the wrong state for this call */
+    WEFT_ERR_PRIMARY = 15,        /* not allowed on (or only allowed on) the primary stream */
+    WEFT_ERR_SYS = 16,            /* an OS call failed (thread creation, binding) */
+    WEFT_ERR_UNSUPPORTED = 17,    /* not available in this build or on this machine */
+};
+
+/* A static string naming the error `err`. Never NULL. Any context. */
+const char *weft_strerror(int err);
+
+/* ------------------------------------------------------------------ */
+/* Handles (opaque)                                                    */
+
+typedef struct weft_xstream_s *weft_xstream;
+typedef struct weft_unit_s *weft_thread;
+typedef struct weft_pool_s *weft_pool;
+typedef struct weft_sched_s *weft_sched;
+
+#define WEFT_XSTREAM_NULL ((weft_xstream)0)
+#define WEFT_THREAD_NULL ((weft_thread)0)
+#define WEFT_POOL_NULL ((weft_pool)0)
+#define WEFT_SCHED_NULL ((weft_sched)0)
+
+/* ------------------------------------------------------------------ */
+/* Runtime                                                             */
+
+typedef enum { WEFT_POOL_FIFO = 0, WEFT_POOL_LIFO = 1 } weft_pool_kind;
+
+typedef enum {
+    /* Only the owning stream pushes and pops; no atomics, no locks. Other
+     * streams may still create or wake units into it: those go through
+     * the owner's inbox. */
+    WEFT_POOL_ACCESS_PRIVATE = 0,
+    /* Any stream pushes and pops (multi-producer, multi-consumer). */
+    WEFT_POOL_ACCESS_MPMC = 1,
+} weft_pool_access;
+
+typedef struct weft_config {
+    int num_xstreams;            /* streams at start, including the primary (>= 1) */
+    size_t stack_size;           /* default ULT stack size in bytes */
+    int bind;                    /* 1: bind stream i to core i (hwloc); 0: leave unbound */
+    weft_pool_kind pool_kind;    /* kind of each stream's default pool */
+    weft_pool_access pool_access;/* access of each stream's default pool */
+} weft_config;
+
+/* Fill `cfg` with the defaults, then apply the environment:
+ *   WEFT_NUM_XSTREAMS  streams at start (default: one per core)
+ *   WEFT_STACK_SIZE    ULT stack size, bytes, K or M suffix (default 64K)
+ *   WEFT_BIND          1 or 0 (default 1 when streams <= cores)
+ * Errors: WEFT_ERR_INVALID (NULL cfg or a malformed variable). Any context. */
+int weft_config_init(weft_config *cfg);
+
+/* Start the runtime. The calling OS thread becomes the primary stream and
+ * continues as the main ULT. cfg NULL means weft_config_init() defaults.
+ * Default layout: cfg->num_xstreams streams, each with a basic scheduler
+ * over one pool of its own.
+ * Errors: WEFT_ERR_INIT, WEFT_ERR_INVALID, WEFT_ERR_NOMEM, WEFT_ERR_SYS.
+ * Context: thread. */
+int weft_init(const weft_config *cfg);
+
+/* Run every remaining work unit, stop and join all other streams, release
+ * all memory. Handles become invalid.
+ * Errors: WEFT_ERR_UNINIT; WEFT_ERR_PRIMARY unless called from the main ULT.
+ * Context: the main ULT. */
+int weft_finalize(void);
+
+/* 1 between weft_init() and weft_finalize(), else 0. Any context. */
+int weft_initialized(void);
+
+/* ------------------------------------------------------------------ */
+/* Execution streams                                                   */
+
+/* Create a stream (an OS thread) running `sched`. sched NULL gives a basic
+ * scheduler over a new pool of the default kind and access, owned and freed
+ * by the stream. A scheduler serves one stream at a time.
+ * Errors: WEFT_ERR_UNINIT, WEFT_ERR_INVALID (NULL out), WEFT_ERR_HANDLE,
+ * WEFT_ERR_BUSY (sched already in use), WEFT_ERR_POOL_ACCESS (a private pool
+ * of sched belongs to another stream), WEFT_ERR_NOMEM, WEFT_ERR_SYS.
+ * Context: any. */
+int weft_xstream_create(weft_sched sched, weft_xstream *out);
+
+/* Ask the stream to stop once its pools are empty and no unit of its pools is
+ * blocked, and wait until it has. A ULT caller yields while it waits (its own
+ * stream keeps running); a plain thread blocks.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_PRIMARY (the primary stream),
+ * WEFT_ERR_CROSS_STREAM (the caller runs on that stream).
+ * Context: ULT, thread. */
+int weft_xstream_join(weft_xstream xs);
+
+/* Join (if not yet joined) and free the stream; *xs becomes NULL.
+ * Errors: as weft_xstream_join(), WEFT_ERR_INVALID (NULL pointer).
+ * Context: ULT, thread. */
+int weft_xstream_free(weft_xstream *xs);
+
+/* The stream the caller runs on. Errors: WEFT_ERR_NOT_WEFT, WEFT_ERR_INVALID.
+ * Context: ULT, tasklet. */
+int weft_xstream_self(weft_xstream *out);
+
+/* The rank of a stream (the primary is 0; ranks are reused after free).
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
+int weft_xstream_rank(weft_xstream xs, int *rank);
+
+/* The number of live streams, including the primary.
+ * Errors: WEFT_ERR_UNINIT, WEFT_ERR_INVALID. Context: any. */
+int weft_xstream_count(int *n);
+
+/* The live stream of rank `rank`.
+ * Errors: WEFT_ERR_UNINIT, WEFT_ERR_INVALID (no such rank). Context: any. */
+int weft_xstream_get(int rank, weft_xstream *out);
+
+/* Bind the stream's OS thread to logical CPU `cpu` (the OS numbering), or
+ * unbind it with cpu = -1.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (no such CPU), WEFT_ERR_SYS.
+ * Context: any. */
+int weft_xstream_set_cpubind(weft_xstream xs, int cpu);
+
+/* The CPU the stream is bound to, or -1 when unbound.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
+int weft_xstream_get_cpubind(weft_xstream xs, int *cpu);
+
+/* Replace the main scheduler of `xs`. The old scheduler's pools that the new
+ * one lacks must be empty with no blocked units; the old scheduler becomes
+ * free to use elsewhere (or to free). If the caller runs on `xs` and its pool
+ * is not among the new scheduler's pools, it moves to the new first pool.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_BUSY (sched in use, or old pools still
+ * hold work), WEFT_ERR_POOL_ACCESS, WEFT_ERR_CROSS_STREAM (xs is another
+ * running stream: replace a stream's scheduler from that stream).
+ * Context: ULT on xs. */
+int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched);
+
+/* Up to `max` pools of the stream's main scheduler, in order; *n gets the
+ * total. Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
+int weft_xstream_get_pools(weft_xstream xs, int max, weft_pool *pools, int *n);
+
+/* ------------------------------------------------------------------ */
+/* Pools                                                               */
+
+/* Create an empty pool. A private pool belongs to the stream whose scheduler
+ * first takes it; before that, fill it from one thread at a time.
+ * Errors: WEFT_ERR_INVALID, WEFT_ERR_NOMEM. Context: any. */
+int weft_pool_create(weft_pool_kind kind, weft_pool_access access, weft_pool *out);
+
+/* Free an empty pool that no scheduler uses; *pool becomes NULL.
+ * Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY. Context: any. */
+int weft_pool_free(weft_pool *pool);
+
+/* Number of ready units in the pool (blocked ones are not counted).
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID, WEFT_ERR_POOL_ACCESS. Context: any. */
+int weft_pool_size(weft_pool pool, size_t *n);
+
+/* *empty = 1 when the pool holds no ready unit.
+ * Errors: as weft_pool_size(). Context: any. */
+int weft_pool_is_empty(weft_pool pool, int *empty);
+
+/* Put a ready unit that is in no pool (one obtained from weft_pool_pop) into
+ * `pool`; the unit's home pool becomes `pool`.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_STATE (unit is running, blocked,
+ * finished, or already in a pool), WEFT_ERR_POOL_ACCESS (private pool
+ * owned by another stream). Context: any. */
+int weft_pool_push(weft_pool pool, weft_thread unit);
+
+/* Take the next ready unit out of the pool; *unit is WEFT_THREAD_NULL when
+ * the pool is empty. The caller now holds the unit and must push it to a
+ * pool for it to run.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID, WEFT_ERR_POOL_ACCESS.
+ * Context: any. */
+int weft_pool_pop(weft_pool pool, weft_thread *unit);
+
+/* ------------------------------------------------------------------ */
+/* Schedulers                                                          */
+
+/* A basic scheduler: takes the next unit from its first non-empty pool, in
+ * the order given. The pools array is copied; 1 <= npools <= 16.
+ * Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_NOMEM. Context: any. */
+int weft_sched_create_basic(int npools, const weft_pool *pools, weft_sched *out);
+
+/* Free a scheduler that no stream uses; *sched becomes NULL. Its pools are
+ * not freed. Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY.
+ * Context: any. */
+int weft_sched_free(weft_sched *sched);
+
+/* ------------------------------------------------------------------ */
+/* Work units: ULTs and tasklets                                       */
+
+typedef struct weft_thread_attr {
+    size_t stack_size; /* 0: the runtime default; else >= 16 KiB and <= 1 GiB */
+    int migratable;    /* 1 (default): may move between streams via shared pools */
+} weft_thread_attr;
+
+/* Set `attr` to the defaults. Errors: WEFT_ERR_INVALID. Context: any. */
+int weft_thread_attr_init(weft_thread_attr *attr);
+
+/* Create a ULT running fn(arg) and push it into `pool` (help-first: the
+ * caller continues). attr NULL means defaults. out NULL creates a detached
+ * ULT: nobody joins it, its memory is reclaimed when it ends.
+ * Errors: WEFT_ERR_UNINIT, WEFT_ERR_INVALID (NULL fn, bad stack size),
+ * WEFT_ERR_HANDLE (pool), WEFT_ERR_NOMEM. Context: any. */
+int weft_thread_create(weft_pool pool, void (*fn)(void *), void *arg,
+                       const weft_thread_attr *attr, weft_thread *out);
+
+/* As weft_thread_create(), into the first pool of stream xs's scheduler. */
+int weft_thread_create_to(weft_xstream xs, void (*fn)(void *), void *arg,
+                          const weft_thread_attr *attr, weft_thread *out);
+
+/* Create a tasklet running fn(arg) and push it into `pool`. out NULL:
+ * detached. Errors: as weft_thread_create(). Context: any. */
+int weft_tasklet_create(weft_pool pool, void (*fn)(void *), void *arg, weft_thread *out);
+
+/* As weft_tasklet_create(), into the first pool of stream xs's scheduler. */
+int weft_tasklet_create_to(weft_xstream xs, void (*fn)(void *), void *arg, weft_thread *out);
+
+/* Wait until `unit` has finished. A ULT caller is suspended and its stream
+ * runs other work; a plain thread blocks on a futex. A unit is joined once.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_JOIN_SELF, WEFT_ERR_JOINED,
+ * WEFT_ERR_TASKLET_BLOCKS (caller is a tasklet and the unit has not ended).
+ * Context: ULT, thread; tasklet only for a unit that has already ended. */
+int weft_thread_join(weft_thread unit);
+
+/* Join `*unit` if not yet joined, release it; *unit becomes NULL.
+ * Errors: WEFT_ERR_INVALID (NULL pointer), as weft_thread_join().
+ * Context: as weft_thread_join(). */
+int weft_thread_free(weft_thread *unit);
+
+/* Give the stream to its scheduler; the caller goes back to its pool and
+ * runs again when the scheduler picks it. From a plain thread: sched_yield().
+ * Errors: WEFT_ERR_TASKLET_BLOCKS. Context: ULT, thread. */
+int weft_yield(void);
+
+/* Switch straight to `target`, a ready unit waiting in a pool of the
+ * caller's stream, without going through the scheduler; the caller goes
+ * back to its pool.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_NOT_WEFT, WEFT_ERR_TASKLET_BLOCKS,
+ * WEFT_ERR_JOIN_SELF (target is the caller), WEFT_ERR_STATE (target not
+ * waiting in a pool, or a tasklet), WEFT_ERR_CROSS_STREAM (target's pool is
+ * not one of this stream's scheduler). Context: ULT. */
+int weft_yield_to(weft_thread target);
+
+/* The running unit. Errors: WEFT_ERR_NOT_WEFT, WEFT_ERR_INVALID.
+ * Context: ULT, tasklet. */
+int weft_self(weft_thread *out);
+
+/* A unique, never reused id of the unit (the main ULT is 0).
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
+int weft_thread_id(weft_thread unit, uint64_t *id);
+
+/* *is_tasklet = 1 for a tasklet, 0 for a ULT.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
+int weft_thread_is_tasklet(weft_thread unit, int *is_tasklet);
+
+typedef enum {
+    WEFT_STATE_READY = 0,      /* waiting to run */
+    WEFT_STATE_RUNNING = 1,
+    WEFT_STATE_BLOCKED = 2,    /* suspended in a join */
+    WEFT_STATE_TERMINATED = 3, /* finished or cancelled */
+} weft_thread_state;
+
+/* The unit's state (a snapshot). Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID.
+ * Context: any. */
+int weft_thread_get_state(weft_thread unit, weft_thread_state *state);
+
+/* 1 when the unit was cancelled before it ran.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
+int weft_thread_was_cancelled(weft_thread unit, int *cancelled);
+
+/* End the calling ULT now, as if its function had returned. Does not
+ * return on success.
+ * Errors: WEFT_ERR_NOT_WEFT, WEFT_ERR_NOT_ULT (main ULT or tasklet).
+ * Context: ULT other than main. */
+int weft_thread_exit(void);
+
+/* Cancel a unit that has not started: it is taken out of its pool and ends
+ * without running; joiners return normally.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_STATE (already started or not waiting in
+ * a pool), WEFT_ERR_POOL_ACCESS (waiting in another stream's private pool).
+ * Context: any. */
+int weft_thread_cancel(weft_thread unit);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

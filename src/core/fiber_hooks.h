@@ -1,0 +1,102 @@
+/* Telling the sanitizers and valgrind about stack switches. Without this,
+ * AddressSanitizer sees a foreign stack pointer and reports false stack
+ * overflows, ThreadSanitizer mixes the histories of different ULTs, and
+ * valgrind takes a switch for a huge stack allocation. All of it compiles to
+ * nothing in a plain build. */
+#ifndef WEFT_CORE_FIBER_HOOKS_H
+#define WEFT_CORE_FIBER_HOOKS_H
+
+#include "internal.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define WEFT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WEFT_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define WEFT_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WEFT_TSAN 1
+#endif
+#endif
+
+#ifdef WEFT_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+#ifdef WEFT_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+#ifdef WEFT_HAVE_VALGRIND
+#include <valgrind/valgrind.h>
+#endif
+
+/* Before switching from `from` to `to`. `dying`: from never runs again. */
+static inline void hook_switch_begin(struct weft_unit_s *from, struct weft_unit_s *to, bool dying)
+{
+    (void)from; (void)to; (void)dying;
+#ifdef WEFT_ASAN
+    __sanitizer_start_switch_fiber(dying ? NULL : &from->asan_fake, to->stack_lo, to->stack_size);
+#endif
+#ifdef WEFT_TSAN
+    __tsan_switch_to_fiber(to->tsan_fiber, 0);
+#endif
+}
+
+/* First thing on `self`'s stack after a switch to it. */
+static inline void hook_switch_end(struct weft_unit_s *self)
+{
+    (void)self;
+#ifdef WEFT_ASAN
+    __sanitizer_finish_switch_fiber(self->asan_fake, NULL, NULL);
+#endif
+}
+
+/* A new ULT gets a fiber; a native stack adopts the thread's own. */
+static inline void hook_fiber_create(struct weft_unit_s *u, bool native)
+{
+    (void)u; (void)native;
+#ifdef WEFT_TSAN
+    u->tsan_fiber = native ? __tsan_get_current_fiber() : __tsan_create_fiber(0);
+#endif
+}
+
+static inline void hook_fiber_destroy(struct weft_unit_s *u)
+{
+    (void)u;
+#ifdef WEFT_TSAN
+    if (u->tsan_fiber) __tsan_destroy_fiber(u->tsan_fiber);
+    u->tsan_fiber = NULL;
+#endif
+}
+
+/* A cached stack handed to a new ULT: the old ULT's frames never returned,
+ * so their redzones may still be poisoned. */
+static inline void hook_stack_reuse(struct weft_unit_s *u)
+{
+    (void)u;
+#ifdef WEFT_ASAN
+    __asan_unpoison_memory_region(u->stack_lo, u->stack_size);
+#endif
+}
+
+static inline void hook_stack_register(struct weft_unit_s *u)
+{
+    (void)u;
+#ifdef WEFT_HAVE_VALGRIND
+    u->vg_stack_id = VALGRIND_STACK_REGISTER(u->stack_lo, (char *)u->stack_lo + u->stack_size);
+#endif
+}
+
+static inline void hook_stack_deregister(struct weft_unit_s *u)
+{
+    (void)u;
+#ifdef WEFT_HAVE_VALGRIND
+    VALGRIND_STACK_DEREGISTER(u->vg_stack_id);
+#endif
+}
+
+#endif

@@ -1,0 +1,243 @@
+/* Internal structures of the core runtime. Not installed. */
+#ifndef WEFT_CORE_INTERNAL_H
+#define WEFT_CORE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../arch/ctx.h"
+#include "weft.h"
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define WEFT_HIDDEN __attribute__((visibility("hidden")))
+#define CACHE_LINE 64
+
+#if defined(__x86_64__)
+#define cpu_relax() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define cpu_relax() __asm__ volatile("yield" ::: "memory")
+#else
+#define cpu_relax() ((void)0)
+#endif
+
+/* Magic words: a handle whose word does not match is refused. Descriptor
+ * memory is never returned to the OS before weft_finalize(), so reading the
+ * word of a freed handle is always safe. */
+#define MAGIC_UNIT 0x57554e54u /* "WUNT" */
+#define MAGIC_POOL 0x57504f4cu
+#define MAGIC_SCHED 0x57534348u
+#define MAGIC_XS 0x57585354u
+#define MAGIC_DEAD 0xdeadbeefu
+
+#define WEFT_MAX_POOLS 16
+#define WEFT_MIN_STACK (16u * 1024u)
+#define WEFT_MAX_STACK ((size_t)1 << 30)
+
+enum unit_kind { KIND_ULT = 0, KIND_TASKLET = 1, KIND_MAIN = 2, KIND_SCHED = 3 };
+
+/* What the code that gains control after a switch must finish for the unit
+ * that gave it up. Doing it there, not before the switch, means the unit is
+ * never visible to another stream while its registers are still being
+ * saved. */
+enum pending { PEND_NONE = 0, PEND_READY, PEND_JOIN, PEND_TERMINATE };
+
+/* Sentinels for unit->joiner. */
+#define JOINER_CLOSED ((struct weft_unit_s *)(uintptr_t)1)   /* unit ended */
+#define JOINER_EXTERNAL ((struct weft_unit_s *)(uintptr_t)2) /* a plain thread waits on a futex */
+
+struct weft_pool_s;
+struct weft_xstream_s;
+
+struct weft_unit_s {
+    /* --- hot: what create, dispatch, switch and join touch --- */
+    weft_ctx ctx;                      /* ULT only */
+    struct weft_xstream_s *xs;         /* stream it runs on / last ran on */
+    struct weft_pool_s *pool;          /* home pool: where it goes when ready */
+    struct weft_unit_s *next, *prev;   /* pool links */
+    void (*fn)(void *);
+    void *arg;
+    uint8_t kind;
+    uint8_t in_pool;                   /* guarded by the pool's owner or lock */
+    uint8_t started;
+    uint8_t detached;
+    uint8_t cancelled;
+    uint8_t migratable;
+    _Atomic uint32_t state;            /* weft_thread_state */
+    _Atomic(struct weft_unit_s *) joiner;
+    _Atomic uint8_t join_claimed;      /* set once by the (single) joiner */
+    /* --- cold --- */
+    _Atomic uint32_t magic;
+    struct weft_xstream_s *home;       /* non-NULL: may only run on this stream */
+    struct weft_unit_s *inbox_next;    /* link in a stream's inbox */
+    struct weft_unit_s *cache_next;    /* link in a descriptor cache */
+    void *stack_map;                   /* mmap base (guard page first), or NULL */
+    size_t stack_size;                 /* usable bytes above the guard */
+    void *stack_lo;                    /* lowest usable stack byte */
+    uint64_t id;
+    unsigned vg_stack_id;              /* valgrind's id for the stack */
+    void *asan_fake;                   /* AddressSanitizer fake-stack handle */
+    void *tsan_fiber;                  /* ThreadSanitizer fiber */
+} __attribute__((aligned(CACHE_LINE)));
+
+struct weft_pool_s {
+    _Atomic uint32_t magic;
+    uint8_t kind;      /* weft_pool_kind */
+    uint8_t access;    /* weft_pool_access */
+    uint8_t runtime_owned; /* created by the runtime for a default layout */
+    struct weft_xstream_s *owner; /* private pools: the stream that pops */
+    _Atomic int n_scheds;         /* schedulers that list this pool */
+    _Atomic long n_blocked;       /* units of this pool suspended in a join */
+    /* The list. For MPMC pools, guarded by `lock`. */
+    _Atomic uint32_t lock __attribute__((aligned(CACHE_LINE)));
+    struct weft_unit_s *head, *tail;
+    size_t size;
+    _Atomic size_t size_snapshot; /* size readable by any thread */
+};
+
+struct weft_sched_s {
+    _Atomic uint32_t magic;
+    uint8_t runtime_owned;
+    struct weft_xstream_s *_Atomic xs; /* the stream running it, or NULL */
+    int npools;
+    struct weft_pool_s *pools[WEFT_MAX_POOLS];
+};
+
+/* A per-stream cache of free descriptors (link: unit->cache_next). */
+struct unit_cache {
+    struct weft_unit_s *head;
+    size_t n;
+};
+
+enum xs_state { XS_CREATED = 0, XS_RUNNING, XS_TERMINATED };
+
+struct weft_xstream_s {
+    /* --- hot, owner-only --- */
+    struct weft_unit_s *cur;        /* the unit running now */
+    struct weft_unit_s *sched_unit; /* the scheduler's context */
+    struct weft_sched_s *sched;
+    uint8_t pend;
+    struct weft_unit_s *pend_unit;
+    struct weft_unit_s *pend_target;
+    struct weft_unit_s *bound_head, *bound_tail; /* units that must run here */
+    struct unit_cache ult_cache;    /* descriptors with a default-size stack */
+    struct unit_cache plain_cache;  /* descriptors without a stack */
+    uint64_t next_id, id_end;       /* a block of unit ids reserved by this stream */
+    _Atomic uint64_t n_created;     /* written by this stream only */
+    _Atomic uint64_t n_finished;    /* written by this stream only */
+    /* --- shared --- */
+    _Atomic(struct weft_unit_s *) inbox __attribute__((aligned(CACHE_LINE)));
+    _Atomic int stop_requested;
+    _Atomic int state;              /* enum xs_state */
+    _Atomic int join_state;         /* 0 not joined, 1 joining, 2 joined */
+    /* --- cold --- */
+    _Atomic uint32_t magic __attribute__((aligned(CACHE_LINE)));
+    int rank;
+    int is_primary;
+    int cpu;                        /* bound CPU or -1 */
+    struct weft_xstream_s *dead_next; /* freed streams, released at finalize */
+    pthread_t thread;
+    struct weft_sched_s *default_sched; /* runtime-created, freed with the stream */
+    void *altstack;                 /* signal stack of this OS thread */
+    void *native_stack_lo;          /* the OS thread's own stack */
+    size_t native_stack_size;
+};
+
+/* Sentinel that closes an inbox when its stream ends. */
+#define INBOX_CLOSED ((struct weft_unit_s *)(uintptr_t)1)
+
+/* ------------------------------------------------------------------ */
+/* Global state (runtime.c)                                            */
+
+struct weft_global {
+    _Atomic int initialized;
+    pthread_mutex_t lock;               /* streams table, global caches */
+    size_t stack_size;                  /* default ULT stack size */
+    size_t page_size;
+    int bind_default;
+    struct weft_xstream_s **streams;    /* by rank; NULL slots are free */
+    int streams_cap;
+    _Atomic int n_streams;
+    struct weft_xstream_s *primary;
+    struct weft_xstream_s *dead_streams;    /* kept until finalize: stale handles stay readable */
+    struct weft_sched_s **owned_scheds;     /* runtime-made schedulers, freed at finalize */
+    int n_owned_scheds, owned_scheds_cap;
+    weft_config cfg;
+    struct weft_unit_s *main_unit;
+    /* counts of units created and ended by streams that are gone, or by
+     * plain threads; live units = these + the live streams' counters */
+    _Atomic uint64_t ext_created, ext_finished;
+    _Atomic uint64_t ext_next_id;
+};
+
+extern struct weft_global weft_g WEFT_HIDDEN;
+/* The stream this OS thread runs, NULL for a plain thread. Initial-exec TLS.
+ * Read it only at API entry: code that runs after a context switch may be on
+ * another OS thread, and takes its stream from the unit (unit->xs) instead. */
+extern __thread struct weft_xstream_s *weft_tls_xs
+    __attribute__((tls_model("initial-exec"))) WEFT_HIDDEN;
+
+/* ------------------------------------------------------------------ */
+/* Internal functions                                                  */
+
+/* pool.c */
+WEFT_HIDDEN void pool_push_unit(struct weft_pool_s *p, struct weft_unit_s *u);
+WEFT_HIDDEN struct weft_unit_s *pool_pop_unit(struct weft_pool_s *p);
+WEFT_HIDDEN bool pool_remove_unit(struct weft_pool_s *p, struct weft_unit_s *u);
+WEFT_HIDDEN bool pool_remove_unstarted(struct weft_pool_s *p, struct weft_unit_s *u);
+WEFT_HIDDEN int pool_check(struct weft_pool_s *p);
+WEFT_HIDDEN int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs);
+WEFT_HIDDEN void pool_detach(struct weft_pool_s *p);
+
+/* sched.c */
+WEFT_HIDDEN int sched_check(struct weft_sched_s *s);
+WEFT_HIDDEN int sched_attach(struct weft_sched_s *s, struct weft_xstream_s *xs);
+WEFT_HIDDEN void sched_detach(struct weft_sched_s *s);
+WEFT_HIDDEN void sched_destroy(struct weft_sched_s *s);
+WEFT_HIDDEN bool sched_has_pool(const struct weft_sched_s *s, const struct weft_pool_s *p);
+WEFT_HIDDEN int sched_make_default(const weft_config *cfg, struct weft_sched_s **out);
+WEFT_HIDDEN int sched_make_owned(struct weft_sched_s **out);
+
+/* xstream.c */
+WEFT_HIDDEN void xs_sched_loop(struct weft_xstream_s *xs);
+WEFT_HIDDEN bool inbox_push(struct weft_xstream_s *xs, struct weft_unit_s *u);
+WEFT_HIDDEN int xs_register(struct weft_xstream_s *xs);
+WEFT_HIDDEN void xs_unregister(struct weft_xstream_s *xs);
+WEFT_HIDDEN int xs_check(struct weft_xstream_s *xs);
+WEFT_HIDDEN int xs_start(struct weft_xstream_s *xs);
+WEFT_HIDDEN int xs_stop_and_join(struct weft_xstream_s *xs);
+WEFT_HIDDEN struct weft_xstream_s *xs_alloc(void);
+WEFT_HIDDEN void xs_release(struct weft_xstream_s *xs);
+WEFT_HIDDEN int xs_bind(struct weft_xstream_s *xs, int cpu);
+
+/* unit.c */
+WEFT_HIDDEN void unit_make_ready(struct weft_xstream_s *xs, struct weft_unit_s *u);
+WEFT_HIDDEN void unit_dispatch(struct weft_xstream_s *xs, struct weft_unit_s *u);
+WEFT_HIDDEN void unit_run_pending(struct weft_xstream_s *xs);
+WEFT_HIDDEN int unit_check(struct weft_unit_s *u);
+WEFT_HIDDEN uint64_t units_live(void);
+
+/* mem.c */
+WEFT_HIDDEN struct weft_unit_s *mem_unit_alloc(struct weft_xstream_s *xs, bool ult, size_t stack_size);
+WEFT_HIDDEN void mem_unit_release(struct weft_xstream_s *xs, struct weft_unit_s *u);
+WEFT_HIDDEN void mem_cache_flush(struct weft_xstream_s *xs);
+WEFT_HIDDEN void mem_finalize(void);
+WEFT_HIDDEN int mem_stack_alloc(struct weft_unit_s *u, size_t size);
+WEFT_HIDDEN void mem_stack_free(struct weft_unit_s *u);
+WEFT_HIDDEN int guard_install_thread(struct weft_xstream_s *xs);
+WEFT_HIDDEN void guard_remove_thread(struct weft_xstream_s *xs);
+WEFT_HIDDEN int guard_install_handler(void);
+WEFT_HIDDEN void guard_remove_handler(void);
+
+/* topo.c */
+WEFT_HIDDEN int topo_init(void);
+WEFT_HIDDEN void topo_finalize(void);
+WEFT_HIDDEN int topo_num_cores(void);
+WEFT_HIDDEN int topo_core_cpu(int core);   /* first logical CPU of a core */
+WEFT_HIDDEN int topo_bind_thread(pthread_t t, int cpu); /* cpu -1: unbind */
+WEFT_HIDDEN int topo_cpu_valid(int cpu);
+
+#endif

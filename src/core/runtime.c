@@ -1,0 +1,270 @@
+/* Runtime start and end, configuration, error strings. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fiber_hooks.h"
+#include "internal.h"
+
+struct weft_global weft_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
+__thread struct weft_xstream_s *weft_tls_xs __attribute__((tls_model("initial-exec")));
+
+static pthread_mutex_t g_init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define DEFAULT_STACK (64u * 1024u)
+#define PRIMARY_SCHED_STACK (256u * 1024u) /* tasklets run on it */
+#define MAX_XSTREAMS 4096
+
+const char *weft_strerror(int err)
+{
+    switch (err) {
+    case WEFT_OK: return "success";
+    case WEFT_ERR_INVALID: return "invalid argument";
+    case WEFT_ERR_HANDLE: return "invalid handle (NULL, freed or of the wrong kind)";
+    case WEFT_ERR_NOMEM: return "out of memory";
+    case WEFT_ERR_UNINIT: return "weft is not initialized";
+    case WEFT_ERR_INIT: return "weft is already initialized";
+    case WEFT_ERR_NOT_WEFT: return "the caller is not a weft work unit";
+    case WEFT_ERR_NOT_ULT: return "only a ULT other than the main ULT may do this";
+    case WEFT_ERR_TASKLET_BLOCKS: return "a tasklet may not yield, join or block";
+    case WEFT_ERR_JOIN_SELF: return "a work unit cannot join itself";
+    case WEFT_ERR_JOINED: return "the work unit was already joined";
+    case WEFT_ERR_CROSS_STREAM: return "the target is not on the caller's execution stream";
+    case WEFT_ERR_POOL_ACCESS: return "private pool used from a stream that does not own it";
+    case WEFT_ERR_BUSY: return "object in use";
+    case WEFT_ERR_STATE: return "the work unit is in the wrong state for this operation";
+    case WEFT_ERR_PRIMARY: return "not allowed on, or only allowed from, the primary stream";
+    case WEFT_ERR_SYS: return "an operating system call failed";
+    case WEFT_ERR_UNSUPPORTED: return "not supported by this build or machine";
+    default: return "unknown weft error";
+    }
+}
+
+/* ---------- configuration ---------- */
+
+static int env_long(const char *name, long lo, long hi, long *out, int allow_suffix)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return 0;
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v) return -1;
+    if (allow_suffix && (*end == 'k' || *end == 'K')) { n *= 1024; end++; }
+    else if (allow_suffix && (*end == 'm' || *end == 'M')) { n *= 1024 * 1024; end++; }
+    while (isspace((unsigned char)*end)) end++;
+    if (*end || n < lo || n > hi) return -1;
+    *out = n;
+    return 1;
+}
+
+int weft_config_init(weft_config *cfg)
+{
+    if (!cfg) return WEFT_ERR_INVALID;
+    long n;
+    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) cores = CPU_COUNT(&set);
+    if (cores < 1) cores = 1;
+    cfg->num_xstreams = cores;
+    cfg->stack_size = DEFAULT_STACK;
+    cfg->bind = -1; /* decided below */
+    cfg->pool_kind = WEFT_POOL_FIFO;
+    cfg->pool_access = WEFT_POOL_ACCESS_PRIVATE;
+    int r;
+    if ((r = env_long("WEFT_NUM_XSTREAMS", 1, MAX_XSTREAMS, &n, 0)) < 0) return WEFT_ERR_INVALID;
+    if (r) cfg->num_xstreams = (int)n;
+    if ((r = env_long("WEFT_STACK_SIZE", WEFT_MIN_STACK, (long)WEFT_MAX_STACK, &n, 1)) < 0)
+        return WEFT_ERR_INVALID;
+    if (r) cfg->stack_size = (size_t)n;
+    if ((r = env_long("WEFT_BIND", 0, 1, &n, 0)) < 0) return WEFT_ERR_INVALID;
+    cfg->bind = r ? (int)n : cfg->num_xstreams <= cores;
+    return WEFT_OK;
+}
+
+static int config_valid(const weft_config *c)
+{
+    return c->num_xstreams >= 1 && c->num_xstreams <= MAX_XSTREAMS && c->stack_size >= WEFT_MIN_STACK &&
+           c->stack_size <= WEFT_MAX_STACK && (c->bind == 0 || c->bind == 1) &&
+           (c->pool_kind == WEFT_POOL_FIFO || c->pool_kind == WEFT_POOL_LIFO) &&
+           (c->pool_access == WEFT_POOL_ACCESS_PRIVATE || c->pool_access == WEFT_POOL_ACCESS_MPMC);
+}
+
+/* ---------- init ---------- */
+
+static void primary_sched_entry(void *arg)
+{
+    struct weft_xstream_s *xs = arg;
+    hook_switch_end(xs->sched_unit);
+    unit_run_pending(xs);
+    xs_sched_loop(xs); /* the primary's loop never ends: finalize abandons it */
+    abort();
+}
+
+static void release_everything(void);
+
+static int init_primary(void)
+{
+    struct weft_xstream_s *xs = xs_alloc();
+    if (!xs) return WEFT_ERR_NOMEM;
+    xs->is_primary = 1;
+    xs->thread = pthread_self();
+    weft_g.primary = xs;
+    int rc;
+    struct weft_sched_s *s;
+    if ((rc = sched_make_owned(&s))) return rc;
+    if ((rc = sched_attach(s, xs))) return rc;
+    xs->sched = s;
+    if ((rc = xs_register(xs))) return rc;
+    weft_tls_xs = xs; /* caches below belong to the primary */
+    if ((rc = guard_install_thread(xs))) return rc;
+
+    /* The main ULT: this thread's own stack and flow of control. */
+    struct weft_unit_s *m = mem_unit_alloc(xs, false, 0);
+    if (!m) return WEFT_ERR_NOMEM;
+    m->kind = KIND_MAIN;
+    m->id = 0;
+    m->pool = s->pools[0];
+    m->home = xs; /* it must end where it began */
+    m->migratable = 0;
+    m->started = 1;
+    m->xs = xs;
+    pthread_attr_t a;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        pthread_attr_getstack(&a, &m->stack_lo, &m->stack_size);
+        pthread_attr_destroy(&a);
+    }
+    hook_fiber_create(m, true);
+    atomic_store(&m->state, WEFT_STATE_RUNNING);
+    atomic_store(&m->join_claimed, 2);
+    atomic_store(&m->magic, MAGIC_UNIT);
+    weft_g.main_unit = m;
+    xs->cur = m;
+
+    /* The primary's scheduler needs a stack of its own. */
+    size_t ss = weft_g.stack_size > PRIMARY_SCHED_STACK ? weft_g.stack_size : PRIMARY_SCHED_STACK;
+    struct weft_unit_s *su = mem_unit_alloc(xs, true, ss);
+    if (!su) return WEFT_ERR_NOMEM;
+    su->kind = KIND_SCHED;
+    su->xs = xs;
+    su->asan_fake = NULL;
+    weft_ctx_make(&su->ctx, su->stack_lo, su->stack_size, primary_sched_entry, xs);
+    hook_fiber_create(su, false);
+    atomic_store(&su->magic, MAGIC_UNIT);
+    xs->sched_unit = su;
+    atomic_store(&xs->state, XS_RUNNING);
+    if (weft_g.bind_default) xs_bind(xs, topo_core_cpu(0));
+    return WEFT_OK;
+}
+
+int weft_init(const weft_config *cfg)
+{
+    pthread_mutex_lock(&g_init_lock);
+    if (atomic_load(&weft_g.initialized)) {
+        pthread_mutex_unlock(&g_init_lock);
+        return WEFT_ERR_INIT;
+    }
+    weft_config c;
+    int rc = WEFT_OK;
+    if (cfg) c = *cfg;
+    else rc = weft_config_init(&c);
+    if (rc || !config_valid(&c)) {
+        pthread_mutex_unlock(&g_init_lock);
+        return WEFT_ERR_INVALID;
+    }
+    weft_g.cfg = c;
+    weft_g.page_size = (size_t)sysconf(_SC_PAGESIZE);
+    weft_g.stack_size = (c.stack_size + weft_g.page_size - 1) & ~(weft_g.page_size - 1);
+    weft_g.bind_default = c.bind;
+    atomic_store(&weft_g.ext_created, 0);
+    atomic_store(&weft_g.ext_finished, 0);
+    atomic_store(&weft_g.ext_next_id, 1); /* 0 is the main ULT */
+
+    if ((rc = topo_init())) goto fail;
+    if ((rc = guard_install_handler())) goto fail;
+    if ((rc = init_primary())) goto fail;
+    atomic_store_explicit(&weft_g.initialized, 1, memory_order_release);
+    for (int i = 1; i < c.num_xstreams; i++) {
+        weft_xstream x;
+        if ((rc = weft_xstream_create(NULL, &x))) {
+            pthread_mutex_unlock(&g_init_lock);
+            weft_finalize();
+            return rc;
+        }
+    }
+    pthread_mutex_unlock(&g_init_lock);
+    return WEFT_OK;
+
+fail:
+    release_everything();
+    pthread_mutex_unlock(&g_init_lock);
+    return rc;
+}
+
+int weft_initialized(void)
+{
+    return atomic_load_explicit(&weft_g.initialized, memory_order_acquire);
+}
+
+/* ---------- finalize ---------- */
+
+static void release_everything(void)
+{
+    struct weft_xstream_s *xs = weft_g.primary;
+    if (xs) {
+        if (xs->sched) sched_detach(xs->sched);
+        if (weft_g.main_unit) weft_g.main_unit->tsan_fiber = NULL; /* the thread's own */
+        guard_remove_thread(xs);
+        if (xs->rank >= 0) xs_unregister(xs);
+        mem_cache_flush(xs);
+        atomic_store(&xs->magic, MAGIC_DEAD);
+        xs->dead_next = weft_g.dead_streams;
+        weft_g.dead_streams = xs;
+    }
+    weft_tls_xs = NULL;
+    guard_remove_handler();
+    for (int i = 0; i < weft_g.n_owned_scheds; i++) sched_destroy(weft_g.owned_scheds[i]);
+    free(weft_g.owned_scheds);
+    weft_g.owned_scheds = NULL;
+    weft_g.n_owned_scheds = weft_g.owned_scheds_cap = 0;
+    mem_finalize(); /* every descriptor and stack, the main ULT's included */
+    while (weft_g.dead_streams) {
+        struct weft_xstream_s *n = weft_g.dead_streams->dead_next;
+        free(weft_g.dead_streams);
+        weft_g.dead_streams = n;
+    }
+    free(weft_g.streams);
+    weft_g.streams = NULL;
+    weft_g.streams_cap = 0;
+    atomic_store(&weft_g.n_streams, 0);
+    weft_g.primary = NULL;
+    weft_g.main_unit = NULL;
+    topo_finalize();
+}
+
+int weft_finalize(void)
+{
+    if (!atomic_load_explicit(&weft_g.initialized, memory_order_acquire)) return WEFT_ERR_UNINIT;
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (!xs || xs != weft_g.primary || xs->cur != weft_g.main_unit) return WEFT_ERR_PRIMARY;
+
+    /* Every unit runs to its end first: nothing is lost at exit. */
+    while (units_live() > 0) weft_yield();
+
+    /* Stop the other streams, highest rank first. */
+    for (;;) {
+        struct weft_xstream_s *victim = NULL;
+        pthread_mutex_lock(&weft_g.lock);
+        for (int i = weft_g.streams_cap - 1; i > 0 && !victim; i--) victim = weft_g.streams[i];
+        pthread_mutex_unlock(&weft_g.lock);
+        if (!victim) break;
+        weft_xstream_free(&victim);
+    }
+    atomic_store_explicit(&weft_g.initialized, 0, memory_order_release);
+    release_everything();
+    return WEFT_OK;
+}

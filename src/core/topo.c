@@ -1,0 +1,105 @@
+/* Topology and binding: hwloc when the build has it, else the Linux
+ * affinity calls (the aarch64 cross build has no hwloc to link). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifdef WEFT_HAVE_HWLOC
+#include <hwloc.h>
+
+static hwloc_topology_t g_topo;
+static int g_topo_ok;
+
+int topo_init(void)
+{
+    if (hwloc_topology_init(&g_topo) != 0) return WEFT_ERR_SYS;
+    if (hwloc_topology_load(g_topo) != 0) {
+        hwloc_topology_destroy(g_topo);
+        return WEFT_ERR_SYS;
+    }
+    g_topo_ok = 1;
+    return WEFT_OK;
+}
+
+void topo_finalize(void)
+{
+    if (g_topo_ok) hwloc_topology_destroy(g_topo);
+    g_topo_ok = 0;
+}
+
+int topo_num_cores(void)
+{
+    int n = hwloc_get_nbobjs_by_type(g_topo, HWLOC_OBJ_CORE);
+    if (n <= 0) n = hwloc_get_nbobjs_by_type(g_topo, HWLOC_OBJ_PU);
+    return n > 0 ? n : 1;
+}
+
+int topo_core_cpu(int core)
+{
+    hwloc_obj_t c = hwloc_get_obj_by_type(g_topo, HWLOC_OBJ_CORE, (unsigned)core);
+    if (!c) c = hwloc_get_obj_by_type(g_topo, HWLOC_OBJ_PU, (unsigned)core);
+    if (!c || !c->cpuset) return -1;
+    return hwloc_bitmap_first(c->cpuset);
+}
+
+int topo_cpu_valid(int cpu)
+{
+    return cpu >= 0 && hwloc_bitmap_isset(hwloc_topology_get_allowed_cpuset(g_topo), (unsigned)cpu);
+}
+
+int topo_bind_thread(pthread_t t, int cpu)
+{
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (!set) return WEFT_ERR_NOMEM;
+    if (cpu < 0) hwloc_bitmap_copy(set, hwloc_topology_get_allowed_cpuset(g_topo));
+    else hwloc_bitmap_only(set, (unsigned)cpu);
+    int rc = hwloc_set_thread_cpubind(g_topo, t, set, HWLOC_CPUBIND_THREAD);
+    hwloc_bitmap_free(set);
+    return rc == 0 ? WEFT_OK : WEFT_ERR_SYS;
+}
+
+#else /* no hwloc */
+
+static cpu_set_t g_allowed;
+
+int topo_init(void)
+{
+    if (sched_getaffinity(0, sizeof g_allowed, &g_allowed) != 0) CPU_ZERO(&g_allowed);
+    return WEFT_OK;
+}
+
+void topo_finalize(void) {}
+
+int topo_num_cores(void)
+{
+    int n = CPU_COUNT(&g_allowed);
+    return n > 0 ? n : 1;
+}
+
+int topo_core_cpu(int core)
+{
+    for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &g_allowed) && seen++ == core) return cpu;
+    return -1;
+}
+
+int topo_cpu_valid(int cpu)
+{
+    return cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &g_allowed);
+}
+
+int topo_bind_thread(pthread_t t, int cpu)
+{
+    cpu_set_t set;
+    if (cpu < 0) set = g_allowed;
+    else {
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+    }
+    return pthread_setaffinity_np(t, sizeof set, &set) == 0 ? WEFT_OK : WEFT_ERR_SYS;
+}
+
+#endif

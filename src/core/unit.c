@@ -1,0 +1,486 @@
+/* Work units: creation, switching, yield, join, exit, cancel.
+ *
+ * The one rule behind every switch: a unit that gives up its stream never
+ * makes itself visible to others (in a pool, as a joiner) before its
+ * registers are saved. It leaves a *pending* action in its stream, and the
+ * code that runs next on that stream (the scheduler, or the unit switched to
+ * directly) performs it right after the switch: requeue a yielder, register
+ * a joiner, publish a termination. */
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fiber_hooks.h"
+#include "internal.h"
+
+static inline void counter_bump(_Atomic uint64_t *c)
+{
+    /* Single writer (the owning stream): a plain load and store, published
+     * with release so readers that see the count also see the unit. */
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+                          memory_order_release);
+}
+
+static void futex_wait(_Atomic uint32_t *addr, uint32_t val)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake_all(_Atomic uint32_t *addr)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+}
+
+int unit_check(struct weft_unit_s *u)
+{
+    if (!u || atomic_load_explicit(&u->magic, memory_order_relaxed) != MAGIC_UNIT)
+        return WEFT_ERR_HANDLE;
+    return WEFT_OK;
+}
+
+/* ---------- making units ready ---------- */
+
+/* Put a ready unit where it belongs. `xs` is the calling stream or NULL. */
+static void unit_deliver(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    struct weft_pool_s *p = u->pool;
+    if (p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner && p->owner != xs) {
+        /* Another stream's private pool: its owner moves the unit in. The
+         * inbox only refuses once the owner has stopped, and a stream stops
+         * only with no unit of its pools pending: then nobody schedules the
+         * pool any more and the unit simply waits in it. */
+        if (inbox_push(p->owner, u)) return;
+    }
+    pool_push_unit(p, u);
+}
+
+void unit_make_ready(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    atomic_store_explicit(&u->state, WEFT_STATE_READY, memory_order_relaxed);
+    unit_deliver(xs, u);
+}
+
+/* A blocked unit's wait is over. Push first, then drop the blocked count:
+ * a stream that sees no blocked unit must already see the pushed one. */
+static void unit_wake(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    struct weft_pool_s *p = u->pool;
+    unit_make_ready(xs, u);
+    atomic_fetch_sub_explicit(&p->n_blocked, 1, memory_order_release);
+}
+
+/* ---------- termination ---------- */
+
+/* `u` has ended (or was cancelled) and no longer runs on any stack. */
+static void unit_finish(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    if (xs) counter_bump(&xs->n_finished);
+    else atomic_fetch_add(&weft_g.ext_finished, 1);
+    if (u->detached) {
+        mem_unit_release(xs, u);
+        return;
+    }
+    /* Close the joiner slot, then publish the state: a joiner frees the
+     * unit as soon as it reads TERMINATED, so that store is our last touch
+     * of it (futex_wake below only needs the address, and descriptor memory
+     * outlives every handle). */
+    struct weft_unit_s *j = atomic_exchange_explicit(&u->joiner, JOINER_CLOSED, memory_order_acq_rel);
+    atomic_store_explicit(&u->state, WEFT_STATE_TERMINATED, memory_order_release);
+    if (j == JOINER_EXTERNAL) futex_wake_all(&u->state);
+    else if (j) unit_wake(xs, j);
+}
+
+/* ---------- pending actions ---------- */
+
+static void unit_block_join(struct weft_xstream_s *xs, struct weft_unit_s *u, struct weft_unit_s *target)
+{
+    atomic_store_explicit(&u->state, WEFT_STATE_BLOCKED, memory_order_relaxed);
+    atomic_fetch_add_explicit(&u->pool->n_blocked, 1, memory_order_relaxed);
+    struct weft_unit_s *none = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&target->joiner, &none, u, memory_order_acq_rel,
+                                                 memory_order_acquire))
+        unit_wake(xs, u); /* the target ended meanwhile */
+}
+
+void unit_run_pending(struct weft_xstream_s *xs)
+{
+    int p = xs->pend;
+    if (likely(p == PEND_NONE)) return;
+    struct weft_unit_s *u = xs->pend_unit;
+    xs->pend = PEND_NONE;
+    switch (p) {
+    case PEND_READY: unit_make_ready(xs, u); break;
+    case PEND_JOIN: unit_block_join(xs, u, xs->pend_target); break;
+    case PEND_TERMINATE: unit_finish(xs, u); break;
+    }
+}
+
+/* ---------- switching ---------- */
+
+/* Switch from `from` (running on xs) to `to`, leaving `pend` for the next
+ * runner. Returns when `from` runs again, possibly on another stream; the
+ * caller must take its stream from from->xs afterwards, never from a value
+ * read before the switch. */
+static inline void unit_switch(struct weft_xstream_s *xs, struct weft_unit_s *from,
+                               struct weft_unit_s *to, int pend, struct weft_unit_s *target)
+{
+    xs->pend = (uint8_t)pend;
+    xs->pend_unit = from;
+    xs->pend_target = target;
+    to->xs = xs;
+    xs->cur = to;
+    hook_switch_begin(from, to, false);
+    weft_ctx_switch(&from->ctx, &to->ctx);
+    hook_switch_end(from);
+    unit_run_pending(from->xs);
+}
+
+/* End the running ULT `u`: its context is never saved (seed 004 section
+ * 3.4); the scheduler publishes the end once it is off u's stack. */
+static __attribute__((noreturn)) void ult_terminate(struct weft_unit_s *u)
+{
+    struct weft_xstream_s *xs = u->xs;
+    struct weft_unit_s *s = xs->sched_unit;
+    xs->pend = PEND_TERMINATE;
+    xs->pend_unit = u;
+    xs->cur = s;
+    hook_switch_begin(u, s, true);
+    weft_ctx_jump(&s->ctx);
+}
+
+static void ult_entry(void *arg)
+{
+    struct weft_unit_s *u = arg;
+    hook_switch_end(u);
+    unit_run_pending(u->xs);
+    u->fn(u->arg);
+    ult_terminate(u);
+}
+
+/* Run `u`, just taken from a pool by the scheduler of `xs`. */
+void unit_dispatch(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    if (unlikely(u->home != NULL) && u->home != xs) {
+        inbox_push(u->home, u); /* bound elsewhere: hand it over */
+        return;
+    }
+    if (unlikely(!u->migratable) && !u->home) u->home = xs;
+    u->started = 1;
+    atomic_store_explicit(&u->state, WEFT_STATE_RUNNING, memory_order_relaxed);
+    if (u->kind == KIND_TASKLET) {
+        u->xs = xs;
+        xs->cur = u;
+        u->fn(u->arg);
+        xs->cur = xs->sched_unit;
+        unit_finish(xs, u);
+    } else {
+        unit_switch(xs, xs->sched_unit, u, PEND_NONE, NULL);
+    }
+}
+
+/* ---------- creation ---------- */
+
+static inline uint64_t unit_next_id(struct weft_xstream_s *xs)
+{
+    if (!xs) return atomic_fetch_add(&weft_g.ext_next_id, 1);
+    if (unlikely(xs->next_id == xs->id_end)) {
+        /* Blocks of ids keep the shared counter off the hot path. */
+        xs->next_id = atomic_fetch_add(&weft_g.ext_next_id, 1024);
+        xs->id_end = xs->next_id + 1024;
+    }
+    return xs->next_id++;
+}
+
+static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
+                       const weft_thread_attr *attr, bool ult, weft_thread *out)
+{
+    if (!atomic_load_explicit(&weft_g.initialized, memory_order_acquire)) return WEFT_ERR_UNINIT;
+    if (out) *out = NULL;
+    if (!fn) return WEFT_ERR_INVALID;
+    int rc = pool_check(p);
+    if (rc) return rc;
+    size_t stack_size = weft_g.stack_size;
+    uint8_t migratable = 1;
+    if (attr) {
+        if (attr->stack_size) {
+            if (attr->stack_size < WEFT_MIN_STACK || attr->stack_size > WEFT_MAX_STACK)
+                return WEFT_ERR_INVALID;
+            stack_size = (attr->stack_size + weft_g.page_size - 1) & ~(weft_g.page_size - 1);
+        }
+        migratable = attr->migratable != 0;
+    }
+
+    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_unit_s *u = mem_unit_alloc(xs, ult, stack_size);
+    if (!u) return WEFT_ERR_NOMEM;
+    u->xs = NULL;
+    u->pool = p;
+    u->next = u->prev = NULL;
+    u->fn = fn;
+    u->arg = arg;
+    u->kind = ult ? KIND_ULT : KIND_TASKLET;
+    u->in_pool = 0;
+    u->started = 0;
+    u->detached = out == NULL;
+    u->cancelled = 0;
+    u->migratable = migratable;
+    u->home = NULL;
+    atomic_store_explicit(&u->state, WEFT_STATE_READY, memory_order_relaxed);
+    atomic_store_explicit(&u->joiner, NULL, memory_order_relaxed);
+    atomic_store_explicit(&u->join_claimed, 0, memory_order_relaxed);
+    u->id = unit_next_id(xs);
+    if (ult) {
+        u->asan_fake = NULL;
+        weft_ctx_make(&u->ctx, u->stack_lo, u->stack_size, ult_entry, u);
+        hook_fiber_create(u, false);
+    }
+    atomic_store_explicit(&u->magic, MAGIC_UNIT, memory_order_relaxed);
+    if (xs) counter_bump(&xs->n_created);
+    else atomic_fetch_add(&weft_g.ext_created, 1);
+    if (out) *out = u;
+    unit_deliver(xs, u);
+    return WEFT_OK;
+}
+
+int weft_thread_attr_init(weft_thread_attr *attr)
+{
+    if (!attr) return WEFT_ERR_INVALID;
+    attr->stack_size = 0;
+    attr->migratable = 1;
+    return WEFT_OK;
+}
+
+int weft_thread_create(weft_pool pool, void (*fn)(void *), void *arg, const weft_thread_attr *attr,
+                       weft_thread *out)
+{
+    return unit_create(pool, fn, arg, attr, true, out);
+}
+
+int weft_tasklet_create(weft_pool pool, void (*fn)(void *), void *arg, weft_thread *out)
+{
+    return unit_create(pool, fn, arg, NULL, false, out);
+}
+
+static int xs_first_pool(struct weft_xstream_s *xs, struct weft_pool_s **p)
+{
+    int rc = xs_check(xs);
+    if (rc) return rc;
+    if (atomic_load(&xs->state) == XS_TERMINATED) return WEFT_ERR_STATE;
+    *p = xs->sched->pools[0];
+    return WEFT_OK;
+}
+
+int weft_thread_create_to(weft_xstream xs, void (*fn)(void *), void *arg, const weft_thread_attr *attr,
+                          weft_thread *out)
+{
+    struct weft_pool_s *p;
+    if (out) *out = NULL;
+    if (!atomic_load(&weft_g.initialized)) return WEFT_ERR_UNINIT;
+    int rc = xs_first_pool(xs, &p);
+    return rc ? rc : unit_create(p, fn, arg, attr, true, out);
+}
+
+int weft_tasklet_create_to(weft_xstream xs, void (*fn)(void *), void *arg, weft_thread *out)
+{
+    struct weft_pool_s *p;
+    if (out) *out = NULL;
+    if (!atomic_load(&weft_g.initialized)) return WEFT_ERR_UNINIT;
+    int rc = xs_first_pool(xs, &p);
+    return rc ? rc : unit_create(p, fn, arg, NULL, false, out);
+}
+
+/* ---------- yield ---------- */
+
+int weft_yield(void)
+{
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (!xs) {
+        sched_yield();
+        return WEFT_OK;
+    }
+    struct weft_unit_s *self = xs->cur;
+    if (unlikely(self->kind == KIND_TASKLET)) return WEFT_ERR_TASKLET_BLOCKS;
+    unit_switch(xs, self, xs->sched_unit, PEND_READY, NULL);
+    return WEFT_OK;
+}
+
+int weft_yield_to(weft_thread target)
+{
+    int rc = unit_check(target);
+    if (rc) return rc;
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (!xs) return WEFT_ERR_NOT_WEFT;
+    struct weft_unit_s *self = xs->cur;
+    if (self->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
+    if (target == self) return WEFT_ERR_INVALID;
+    if (target->kind == KIND_TASKLET) return WEFT_ERR_STATE;
+    struct weft_pool_s *p = target->pool;
+    if (!p || !sched_has_pool(xs->sched, p)) return WEFT_ERR_CROSS_STREAM;
+    if (target->home && target->home != xs) return WEFT_ERR_CROSS_STREAM;
+    if (!pool_remove_unit(p, target)) return WEFT_ERR_STATE;
+    if (!target->migratable && !target->home) target->home = xs;
+    target->started = 1;
+    atomic_store_explicit(&target->state, WEFT_STATE_RUNNING, memory_order_relaxed);
+    unit_switch(xs, self, target, PEND_READY, NULL);
+    return WEFT_OK;
+}
+
+/* ---------- join and free ---------- */
+
+/* Wait out the short window between a terminator closing the joiner slot and
+ * publishing TERMINATED. */
+static void wait_terminated(struct weft_unit_s *t)
+{
+    unsigned spins = 0;
+    while (atomic_load_explicit(&t->state, memory_order_acquire) != WEFT_STATE_TERMINATED) {
+        if (++spins < 256) cpu_relax();
+        else sched_yield();
+    }
+}
+
+static void join_from_ult(struct weft_xstream_s *xs, struct weft_unit_s *self, struct weft_unit_s *t)
+{
+    unit_switch(xs, self, xs->sched_unit, PEND_JOIN, t);
+    wait_terminated(t);
+}
+
+static void join_from_thread(struct weft_unit_s *t)
+{
+    struct weft_unit_s *none = NULL;
+    if (atomic_compare_exchange_strong(&t->joiner, &none, JOINER_EXTERNAL)) {
+        uint32_t s;
+        while ((s = atomic_load_explicit(&t->state, memory_order_acquire)) != WEFT_STATE_TERMINATED)
+            futex_wait(&t->state, s);
+    } else {
+        wait_terminated(t);
+    }
+}
+
+int weft_thread_join(weft_thread t)
+{
+    int rc = unit_check(t);
+    if (rc) return rc;
+    if (t->kind == KIND_MAIN || t->kind == KIND_SCHED || t->detached) return WEFT_ERR_STATE;
+    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_unit_s *self = xs ? xs->cur : NULL;
+    if (t == self) return WEFT_ERR_JOIN_SELF;
+    bool done = atomic_load_explicit(&t->state, memory_order_acquire) == WEFT_STATE_TERMINATED;
+    if (!done && self && self->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
+    uint8_t unclaimed = 0;
+    if (!atomic_compare_exchange_strong(&t->join_claimed, &unclaimed, 1)) return WEFT_ERR_JOINED;
+    if (!done) {
+        if (self) join_from_ult(xs, self, t);
+        else join_from_thread(t);
+    }
+    atomic_store_explicit(&t->join_claimed, 2, memory_order_release);
+    return WEFT_OK;
+}
+
+int weft_thread_free(weft_thread *tp)
+{
+    if (!tp) return WEFT_ERR_INVALID;
+    struct weft_unit_s *t = *tp;
+    int rc = unit_check(t);
+    if (rc) return rc;
+    uint8_t claimed = atomic_load_explicit(&t->join_claimed, memory_order_acquire);
+    if (claimed == 1) return WEFT_ERR_BUSY; /* another thread is joining it */
+    if (claimed == 0 && (rc = weft_thread_join(t)) != WEFT_OK) return rc;
+    /* The free that loses a race with another free sees a dead handle. */
+    uint32_t alive = MAGIC_UNIT;
+    if (!atomic_compare_exchange_strong(&t->magic, &alive, MAGIC_DEAD)) return WEFT_ERR_HANDLE;
+    mem_unit_release(weft_tls_xs, t);
+    *tp = NULL;
+    return WEFT_OK;
+}
+
+/* ---------- exit, cancel, queries ---------- */
+
+int weft_thread_exit(void)
+{
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (!xs) return WEFT_ERR_NOT_WEFT;
+    struct weft_unit_s *self = xs->cur;
+    if (self->kind != KIND_ULT) return WEFT_ERR_NOT_ULT;
+    ult_terminate(self);
+}
+
+int weft_thread_cancel(weft_thread t)
+{
+    int rc = unit_check(t);
+    if (rc) return rc;
+    if (t->kind != KIND_ULT && t->kind != KIND_TASKLET) return WEFT_ERR_STATE;
+    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_pool_s *p = t->pool;
+    if (!p) return WEFT_ERR_STATE;
+    if (p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner && p->owner != xs)
+        return WEFT_ERR_POOL_ACCESS;
+    if (!pool_remove_unstarted(p, t)) return WEFT_ERR_STATE;
+    t->cancelled = 1;
+    unit_finish(xs, t);
+    return WEFT_OK;
+}
+
+int weft_self(weft_thread *out)
+{
+    if (!out) return WEFT_ERR_INVALID;
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (!xs) return WEFT_ERR_NOT_WEFT;
+    *out = xs->cur;
+    return WEFT_OK;
+}
+
+int weft_thread_id(weft_thread t, uint64_t *id)
+{
+    int rc = unit_check(t);
+    if (rc) return rc;
+    if (!id) return WEFT_ERR_INVALID;
+    *id = t->id;
+    return WEFT_OK;
+}
+
+int weft_thread_is_tasklet(weft_thread t, int *is_tasklet)
+{
+    int rc = unit_check(t);
+    if (rc) return rc;
+    if (!is_tasklet) return WEFT_ERR_INVALID;
+    *is_tasklet = t->kind == KIND_TASKLET;
+    return WEFT_OK;
+}
+
+int weft_thread_get_state(weft_thread t, weft_thread_state *state)
+{
+    int rc = unit_check(t);
+    if (rc) return rc;
+    if (!state) return WEFT_ERR_INVALID;
+    *state = (weft_thread_state)atomic_load_explicit(&t->state, memory_order_acquire);
+    return WEFT_OK;
+}
+
+int weft_thread_was_cancelled(weft_thread t, int *cancelled)
+{
+    int rc = unit_check(t);
+    if (rc) return rc;
+    if (!cancelled) return WEFT_ERR_INVALID;
+    if (atomic_load_explicit(&t->state, memory_order_acquire) != WEFT_STATE_TERMINATED) *cancelled = 0;
+    else *cancelled = t->cancelled;
+    return WEFT_OK;
+}
+
+/* Units created and not yet ended. Read every "finished" count before any
+ * "created" count: a unit seen finished is then also seen created, so the
+ * result never undercounts. */
+uint64_t units_live(void)
+{
+    uint64_t fin = 0, cre = 0;
+    pthread_mutex_lock(&weft_g.lock);
+    fin += atomic_load_explicit(&weft_g.ext_finished, memory_order_acquire);
+    for (int i = 0; i < weft_g.streams_cap; i++)
+        if (weft_g.streams[i]) fin += atomic_load_explicit(&weft_g.streams[i]->n_finished, memory_order_acquire);
+    cre += atomic_load_explicit(&weft_g.ext_created, memory_order_acquire);
+    for (int i = 0; i < weft_g.streams_cap; i++)
+        if (weft_g.streams[i]) cre += atomic_load_explicit(&weft_g.streams[i]->n_created, memory_order_acquire);
+    pthread_mutex_unlock(&weft_g.lock);
+    return cre > fin ? cre - fin : 0;
+}

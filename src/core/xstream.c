@@ -1,0 +1,486 @@
+/* Execution streams: OS threads that run a scheduler loop.
+ *
+ * Each stream has an inbox, a lock-free LIFO that other threads push ready
+ * units into when those units belong to one of the stream's private pools
+ * (or must run on this stream). The stream moves them into place itself, so
+ * its private pools are only ever touched by their owner. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fiber_hooks.h"
+#include "internal.h"
+
+/* ---------- inbox ---------- */
+
+bool inbox_push(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    struct weft_unit_s *head = atomic_load_explicit(&xs->inbox, memory_order_relaxed);
+    do {
+        if (head == INBOX_CLOSED) return false;
+        u->inbox_next = head;
+    } while (!atomic_compare_exchange_weak_explicit(&xs->inbox, &head, u, memory_order_release,
+                                                    memory_order_relaxed));
+    return true;
+}
+
+static void bound_push(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    u->next = NULL;
+    if (xs->bound_tail) xs->bound_tail->next = u; else xs->bound_head = u;
+    xs->bound_tail = u;
+}
+
+static struct weft_unit_s *bound_pop(struct weft_xstream_s *xs)
+{
+    struct weft_unit_s *u = xs->bound_head;
+    xs->bound_head = u->next;
+    if (!xs->bound_head) xs->bound_tail = NULL;
+    u->next = NULL;
+    return u;
+}
+
+static void inbox_drain(struct weft_xstream_s *xs)
+{
+    struct weft_unit_s *u = atomic_exchange_explicit(&xs->inbox, NULL, memory_order_acquire);
+    struct weft_unit_s *fifo = NULL;
+    while (u) { /* reverse: arrival order */
+        struct weft_unit_s *n = u->inbox_next;
+        u->inbox_next = fifo;
+        fifo = u;
+        u = n;
+    }
+    while ((u = fifo)) {
+        fifo = u->inbox_next;
+        u->inbox_next = NULL;
+        if (u->home == xs) {
+            bound_push(xs, u);
+        } else {
+            struct weft_pool_s *p = u->pool;
+            if (p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner && p->owner != xs &&
+                inbox_push(p->owner, u))
+                continue; /* the pool changed hands meanwhile */
+            pool_push_unit(p, u);
+        }
+    }
+}
+
+/* ---------- the basic scheduler loop ---------- */
+
+static inline struct weft_unit_s *sched_next(struct weft_xstream_s *xs)
+{
+    if (unlikely(atomic_load_explicit(&xs->inbox, memory_order_relaxed) != NULL)) inbox_drain(xs);
+    if (unlikely(xs->bound_head != NULL)) return bound_pop(xs);
+    struct weft_sched_s *s = xs->sched;
+    for (int i = 0; i < s->npools; i++) {
+        struct weft_unit_s *u = pool_pop_unit(s->pools[i]);
+        if (u) return u;
+    }
+    return NULL;
+}
+
+/* A stream may end once nothing it schedules is ready or blocked. Closing
+ * the inbox last makes the decision final: a push that comes later is
+ * refused and goes straight into the (now unscheduled) pool. */
+static bool xs_can_stop(struct weft_xstream_s *xs)
+{
+    struct weft_sched_s *s = xs->sched;
+    if (xs->bound_head) return false;
+    for (int i = 0; i < s->npools; i++) {
+        struct weft_pool_s *p = s->pools[i];
+        if (atomic_load_explicit(&p->n_blocked, memory_order_acquire) > 0) return false;
+        if (atomic_load_explicit(&p->size_snapshot, memory_order_acquire) > 0) return false;
+    }
+    struct weft_unit_s *empty = NULL;
+    return atomic_compare_exchange_strong(&xs->inbox, &empty, INBOX_CLOSED);
+}
+
+/* Idle policy of this layer: spin briefly, then give the core away, then
+ * nap. (Sleeping until woken by a push is the synchronisation layer's job.) */
+static void idle_backoff(unsigned *idle)
+{
+    unsigned n = ++*idle;
+    if (n < 64) {
+        cpu_relax();
+    } else if (n < 64 + 2048) {
+        sched_yield();
+    } else {
+        struct timespec ts = {0, 50 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+void xs_sched_loop(struct weft_xstream_s *xs)
+{
+    unsigned idle = 0;
+    for (;;) {
+        struct weft_unit_s *u = sched_next(xs);
+        if (u) {
+            unit_dispatch(xs, u);
+            idle = 0;
+            continue;
+        }
+        if (atomic_load_explicit(&xs->stop_requested, memory_order_acquire) && !xs->is_primary &&
+            xs_can_stop(xs))
+            return;
+        idle_backoff(&idle);
+    }
+}
+
+/* ---------- stream objects ---------- */
+
+int xs_check(struct weft_xstream_s *xs)
+{
+    if (!xs || atomic_load_explicit(&xs->magic, memory_order_relaxed) != MAGIC_XS) return WEFT_ERR_HANDLE;
+    return WEFT_OK;
+}
+
+struct weft_xstream_s *xs_alloc(void)
+{
+    struct weft_xstream_s *xs = aligned_alloc(CACHE_LINE, sizeof *xs);
+    if (!xs) return NULL;
+    memset(xs, 0, sizeof *xs);
+    xs->cpu = -1;
+    xs->rank = -1;
+    atomic_store(&xs->magic, MAGIC_XS);
+    return xs;
+}
+
+/* Keep the memory until finalize so that stale handles read "dead". */
+void xs_release(struct weft_xstream_s *xs)
+{
+    atomic_store(&xs->magic, MAGIC_DEAD);
+    pthread_mutex_lock(&weft_g.lock);
+    xs->dead_next = weft_g.dead_streams;
+    weft_g.dead_streams = xs;
+    pthread_mutex_unlock(&weft_g.lock);
+}
+
+/* Give the stream the lowest free rank. */
+int xs_register(struct weft_xstream_s *xs)
+{
+    pthread_mutex_lock(&weft_g.lock);
+    int r = 0;
+    while (r < weft_g.streams_cap && weft_g.streams[r]) r++;
+    if (r == weft_g.streams_cap) {
+        int cap = weft_g.streams_cap ? weft_g.streams_cap * 2 : 16;
+        struct weft_xstream_s **t = realloc(weft_g.streams, (size_t)cap * sizeof *t);
+        if (!t) {
+            pthread_mutex_unlock(&weft_g.lock);
+            return WEFT_ERR_NOMEM;
+        }
+        memset(t + weft_g.streams_cap, 0, (size_t)(cap - weft_g.streams_cap) * sizeof *t);
+        weft_g.streams = t;
+        weft_g.streams_cap = cap;
+    }
+    weft_g.streams[r] = xs;
+    xs->rank = r;
+    atomic_fetch_add(&weft_g.n_streams, 1);
+    pthread_mutex_unlock(&weft_g.lock);
+    return WEFT_OK;
+}
+
+/* Fold the stream's unit counts into the global ones and free its rank. */
+void xs_unregister(struct weft_xstream_s *xs)
+{
+    pthread_mutex_lock(&weft_g.lock);
+    atomic_fetch_add(&weft_g.ext_finished, atomic_load(&xs->n_finished));
+    atomic_fetch_add(&weft_g.ext_created, atomic_load(&xs->n_created));
+    if (xs->rank >= 0 && xs->rank < weft_g.streams_cap && weft_g.streams[xs->rank] == xs)
+        weft_g.streams[xs->rank] = NULL;
+    atomic_fetch_sub(&weft_g.n_streams, 1);
+    pthread_mutex_unlock(&weft_g.lock);
+}
+
+static void native_stack(void **lo, size_t *size)
+{
+    pthread_attr_t a;
+    *lo = NULL;
+    *size = 0;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        pthread_attr_getstack(&a, lo, size);
+        pthread_attr_destroy(&a);
+    }
+}
+
+/* The OS thread of a secondary stream. */
+static void *xs_thread_main(void *arg)
+{
+    struct weft_xstream_s *xs = arg;
+    weft_tls_xs = xs;
+    guard_install_thread(xs);
+    struct weft_unit_s *su = xs->sched_unit;
+    native_stack(&su->stack_lo, &su->stack_size);
+    hook_fiber_create(su, true);
+    su->xs = xs;
+    xs->cur = su;
+    atomic_store(&xs->state, XS_RUNNING);
+
+    xs_sched_loop(xs);
+
+    sched_detach(xs->sched);
+    for (int i = 0; i < xs->sched->npools; i++) {
+        struct weft_pool_s *p = xs->sched->pools[i];
+        if (p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner == xs) p->owner = NULL;
+    }
+    su->tsan_fiber = NULL; /* the thread's own fiber is not ours to destroy */
+    mem_cache_flush(xs);
+    guard_remove_thread(xs);
+    weft_tls_xs = NULL;
+    atomic_store_explicit(&xs->state, XS_TERMINATED, memory_order_release);
+    return NULL;
+}
+
+int xs_bind(struct weft_xstream_s *xs, int cpu)
+{
+    int rc = topo_bind_thread(xs->thread, cpu);
+    if (rc == WEFT_OK) xs->cpu = cpu;
+    return rc;
+}
+
+static int own_sched(struct weft_sched_s *s)
+{
+    pthread_mutex_lock(&weft_g.lock);
+    if (weft_g.n_owned_scheds == weft_g.owned_scheds_cap) {
+        int cap = weft_g.owned_scheds_cap ? weft_g.owned_scheds_cap * 2 : 16;
+        struct weft_sched_s **t = realloc(weft_g.owned_scheds, (size_t)cap * sizeof *t);
+        if (!t) {
+            pthread_mutex_unlock(&weft_g.lock);
+            return WEFT_ERR_NOMEM;
+        }
+        weft_g.owned_scheds = t;
+        weft_g.owned_scheds_cap = cap;
+    }
+    weft_g.owned_scheds[weft_g.n_owned_scheds++] = s;
+    pthread_mutex_unlock(&weft_g.lock);
+    return WEFT_OK;
+}
+
+/* A runtime-owned default scheduler, freed at finalize. */
+int sched_make_owned(struct weft_sched_s **out)
+{
+    int rc = sched_make_default(&weft_g.cfg, out);
+    if (rc) return rc;
+    if ((rc = own_sched(*out))) {
+        sched_destroy(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int weft_xstream_create(weft_sched sched, weft_xstream *out)
+{
+    if (!atomic_load_explicit(&weft_g.initialized, memory_order_acquire)) return WEFT_ERR_UNINIT;
+    if (!out) return WEFT_ERR_INVALID;
+    *out = NULL;
+    int rc;
+    if (sched && (rc = sched_check(sched))) return rc;
+    if (!sched && (rc = sched_make_owned(&sched))) return rc;
+
+    struct weft_xstream_s *xs = xs_alloc();
+    if (!xs) return WEFT_ERR_NOMEM;
+    struct weft_unit_s *su = mem_unit_alloc(weft_tls_xs, false, 0);
+    if (!su) {
+        free(xs);
+        return WEFT_ERR_NOMEM;
+    }
+    su->kind = KIND_SCHED;
+    su->stack_map = NULL;
+    atomic_store(&su->magic, MAGIC_UNIT);
+    xs->sched_unit = su;
+    if ((rc = sched_attach(sched, xs))) goto fail_unit;
+    xs->sched = sched;
+    if ((rc = xs_register(xs))) goto fail_sched;
+    if (weft_g.bind_default) {
+        int ncores = topo_num_cores();
+        xs->cpu = topo_core_cpu(xs->rank % ncores);
+    }
+
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    cpu_set_t set;
+    if (xs->cpu >= 0) {
+        /* Bind before the thread runs: no early migration to undo. */
+        CPU_ZERO(&set);
+        CPU_SET(xs->cpu, &set);
+        pthread_attr_setaffinity_np(&a, sizeof set, &set);
+    }
+    int prc = pthread_create(&xs->thread, &a, xs_thread_main, xs);
+    pthread_attr_destroy(&a);
+    if (prc != 0) {
+        rc = prc == EAGAIN ? WEFT_ERR_NOMEM : WEFT_ERR_SYS;
+        xs_unregister(xs);
+        goto fail_sched;
+    }
+    *out = xs;
+    return WEFT_OK;
+
+fail_sched:
+    sched_detach(sched);
+fail_unit:
+    mem_unit_release(weft_tls_xs, su);
+    atomic_store(&xs->magic, MAGIC_DEAD);
+    free(xs);
+    return rc;
+}
+
+/* Ask `xs` to stop and wait for it. */
+int xs_stop_and_join(struct weft_xstream_s *xs)
+{
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&xs->join_state, &expected, 1)) {
+        /* Someone else joins it: wait for them. */
+        while (atomic_load(&xs->join_state) != 2)
+            if (weft_yield() != WEFT_OK) sched_yield();
+        return WEFT_OK;
+    }
+    atomic_store_explicit(&xs->stop_requested, 1, memory_order_release);
+    if (weft_tls_xs) {
+        /* A ULT waits cooperatively: its own stream keeps working. */
+        while (atomic_load_explicit(&xs->state, memory_order_acquire) != XS_TERMINATED) weft_yield();
+    }
+    pthread_join(xs->thread, NULL);
+    atomic_store(&xs->join_state, 2);
+    return WEFT_OK;
+}
+
+static int xs_join_check(struct weft_xstream_s *xs)
+{
+    int rc = xs_check(xs);
+    if (rc) return rc;
+    if (xs->is_primary) return WEFT_ERR_PRIMARY;
+    struct weft_xstream_s *self = weft_tls_xs;
+    if (self == xs) return WEFT_ERR_CROSS_STREAM;
+    if (self && self->cur->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
+    return WEFT_OK;
+}
+
+int weft_xstream_join(weft_xstream xs)
+{
+    int rc = xs_join_check(xs);
+    return rc ? rc : xs_stop_and_join(xs);
+}
+
+int weft_xstream_free(weft_xstream *xsp)
+{
+    if (!xsp) return WEFT_ERR_INVALID;
+    struct weft_xstream_s *xs = *xsp;
+    int rc = xs_join_check(xs);
+    if (rc) return rc;
+    if ((rc = xs_stop_and_join(xs))) return rc;
+    uint32_t alive = MAGIC_XS;
+    if (!atomic_compare_exchange_strong(&xs->magic, &alive, MAGIC_DEAD)) return WEFT_ERR_HANDLE;
+    xs_unregister(xs);
+    mem_unit_release(weft_tls_xs, xs->sched_unit);
+    xs->sched_unit = NULL;
+    xs_release(xs);
+    *xsp = NULL;
+    return WEFT_OK;
+}
+
+int weft_xstream_self(weft_xstream *out)
+{
+    if (!out) return WEFT_ERR_INVALID;
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (!xs) return WEFT_ERR_NOT_WEFT;
+    *out = xs;
+    return WEFT_OK;
+}
+
+int weft_xstream_rank(weft_xstream xs, int *rank)
+{
+    int rc = xs_check(xs);
+    if (rc) return rc;
+    if (!rank) return WEFT_ERR_INVALID;
+    *rank = xs->rank;
+    return WEFT_OK;
+}
+
+int weft_xstream_count(int *n)
+{
+    if (!atomic_load(&weft_g.initialized)) return WEFT_ERR_UNINIT;
+    if (!n) return WEFT_ERR_INVALID;
+    *n = atomic_load(&weft_g.n_streams);
+    return WEFT_OK;
+}
+
+int weft_xstream_get(int rank, weft_xstream *out)
+{
+    if (!atomic_load(&weft_g.initialized)) return WEFT_ERR_UNINIT;
+    if (!out) return WEFT_ERR_INVALID;
+    *out = NULL;
+    pthread_mutex_lock(&weft_g.lock);
+    if (rank >= 0 && rank < weft_g.streams_cap) *out = weft_g.streams[rank];
+    pthread_mutex_unlock(&weft_g.lock);
+    return *out ? WEFT_OK : WEFT_ERR_INVALID;
+}
+
+int weft_xstream_set_cpubind(weft_xstream xs, int cpu)
+{
+    int rc = xs_check(xs);
+    if (rc) return rc;
+    if (cpu < -1 || (cpu >= 0 && !topo_cpu_valid(cpu))) return WEFT_ERR_INVALID;
+    if (atomic_load(&xs->state) == XS_TERMINATED) return WEFT_ERR_STATE;
+    return xs_bind(xs, cpu);
+}
+
+int weft_xstream_get_cpubind(weft_xstream xs, int *cpu)
+{
+    int rc = xs_check(xs);
+    if (rc) return rc;
+    if (!cpu) return WEFT_ERR_INVALID;
+    *cpu = xs->cpu;
+    return WEFT_OK;
+}
+
+int weft_xstream_get_pools(weft_xstream xs, int max, weft_pool *pools, int *n)
+{
+    int rc = xs_check(xs);
+    if (rc) return rc;
+    if (!n || max < 0 || (max > 0 && !pools)) return WEFT_ERR_INVALID;
+    struct weft_sched_s *s = xs->sched;
+    for (int i = 0; i < s->npools && i < max; i++) pools[i] = s->pools[i];
+    *n = s->npools;
+    return WEFT_OK;
+}
+
+int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched)
+{
+    int rc = xs_check(xs);
+    if (rc) return rc;
+    if ((rc = sched_check(sched))) return rc;
+    if (weft_tls_xs != xs) return WEFT_ERR_CROSS_STREAM;
+    struct weft_unit_s *self = xs->cur;
+    if (self->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
+    struct weft_sched_s *old = xs->sched;
+    if (sched == old) return WEFT_OK;
+    /* Units in flight towards our private pools land first. */
+    if (atomic_load(&xs->inbox)) inbox_drain(xs);
+    for (int i = 0; i < old->npools; i++) {
+        struct weft_pool_s *p = old->pools[i];
+        if (sched_has_pool(sched, p)) continue;
+        if (atomic_load(&p->size_snapshot) > 0) return WEFT_ERR_BUSY;
+        /* The caller's own pool counts no blocked unit for it: it runs. */
+        if (atomic_load(&p->n_blocked) > 0) return WEFT_ERR_BUSY;
+    }
+    /* Private pools shared by old and new stay with this stream: detach the
+     * old scheduler first so that attaching the new one may claim them. */
+    sched_detach(old);
+    if ((rc = sched_attach(sched, xs))) {
+        sched_attach(old, xs);
+        return rc;
+    }
+    for (int i = 0; i < old->npools; i++) {
+        struct weft_pool_s *p = old->pools[i];
+        if (!sched_has_pool(sched, p) && p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner == xs &&
+            atomic_load(&p->n_scheds) == 0)
+            p->owner = NULL;
+    }
+    if (self->pool && !sched_has_pool(sched, self->pool)) self->pool = sched->pools[0];
+    xs->sched = sched;
+    return WEFT_OK;
+}

@@ -1,0 +1,32 @@
+/* Minimal checking macros for the test programs: a failed check prints
+ * where and why, and the program exits non-zero. */
+#ifndef WEFT_TESTS_CHECK_H
+#define WEFT_TESTS_CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "weft.h"
+
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            exit(1);                                                                 \
+        }                                                                            \
+    } while (0)
+
+/* The call must return `want` (a WEFT_* code). */
+#define CHECK_RC(call, want)                                                              \
+    do {                                                                                  \
+        int rc_ = (call);                                                                 \
+        if (rc_ != (want)) {                                                              \
+            fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d (%s)\n", __FILE__, \
+                    __LINE__, #call, rc_, weft_strerror(rc_), (want), weft_strerror(want)); \
+            exit(1);                                                                      \
+        }                                                                                 \
+    } while (0)
+
+#define CHECK_OK(call) CHECK_RC(call, WEFT_OK)
+
+#endif
