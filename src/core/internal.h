@@ -75,7 +75,7 @@ struct weft_unit_s {
     struct weft_unit_s *inbox_next;    /* link in a stream's inbox */
     struct weft_unit_s *cache_next;    /* link in a descriptor cache */
     void *stack_map;                   /* mmap base (guard page first), or NULL */
-    size_t stack_size;                 /* usable bytes above the guard */
+    size_t stack_size;                 /* usable bytes above the guard (wanted, for a ULT not yet run) */
     void *stack_lo;                    /* lowest usable stack byte */
     uint64_t id;
     unsigned vg_stack_id;              /* valgrind's id for the stack */
@@ -112,6 +112,12 @@ struct unit_cache {
     size_t n;
 };
 
+/* A per-stream cache of free default-size stacks (mmap bases). */
+struct stack_cache {
+    void *head;
+    size_t n;
+};
+
 enum xs_state { XS_CREATED = 0, XS_RUNNING, XS_TERMINATED };
 
 struct weft_xstream_s {
@@ -123,8 +129,8 @@ struct weft_xstream_s {
     struct weft_unit_s *pend_unit;
     struct weft_unit_s *pend_target;
     struct weft_unit_s *bound_head, *bound_tail; /* units that must run here */
-    struct unit_cache ult_cache;    /* descriptors with a default-size stack */
-    struct unit_cache plain_cache;  /* descriptors without a stack */
+    struct unit_cache unit_cache;   /* free descriptors */
+    struct stack_cache stack_cache; /* free default-size stacks */
     uint64_t next_id, id_end;       /* a block of unit ids reserved by this stream */
     _Atomic uint64_t n_created;     /* written by this stream only */
     _Atomic uint64_t n_finished;    /* written by this stream only */
@@ -171,6 +177,7 @@ struct weft_global {
      * plain threads; live units = these + the live streams' counters */
     _Atomic uint64_t ext_created, ext_finished;
     _Atomic uint64_t ext_next_id;
+    _Atomic uint64_t unguarded_stacks;  /* stacks handed out without a guard page */
 };
 
 extern struct weft_global weft_g WEFT_HIDDEN;
@@ -221,12 +228,12 @@ WEFT_HIDDEN int unit_check(struct weft_unit_s *u);
 WEFT_HIDDEN uint64_t units_live(void);
 
 /* mem.c */
-WEFT_HIDDEN struct weft_unit_s *mem_unit_alloc(struct weft_xstream_s *xs, bool ult, size_t stack_size);
+WEFT_HIDDEN struct weft_unit_s *mem_unit_alloc(struct weft_xstream_s *xs);
 WEFT_HIDDEN void mem_unit_release(struct weft_xstream_s *xs, struct weft_unit_s *u);
+WEFT_HIDDEN int mem_stack_get(struct weft_xstream_s *xs, struct weft_unit_s *u);
+WEFT_HIDDEN void mem_stack_put(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN void mem_cache_flush(struct weft_xstream_s *xs);
 WEFT_HIDDEN void mem_finalize(void);
-WEFT_HIDDEN int mem_stack_alloc(struct weft_unit_s *u, size_t size);
-WEFT_HIDDEN void mem_stack_free(struct weft_unit_s *u);
 WEFT_HIDDEN int guard_install_thread(struct weft_xstream_s *xs);
 WEFT_HIDDEN void guard_remove_thread(struct weft_xstream_s *xs);
 WEFT_HIDDEN int guard_install_handler(void);

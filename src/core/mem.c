@@ -2,11 +2,13 @@
  *
  * Descriptors come from slabs that live until weft_finalize(): a stale
  * handle always points at readable memory whose magic word says "dead".
- * A ULT descriptor keeps its stack when it is freed, so the next ULT created
- * on that stream gets both without a system call (seed 004 section 3.3:
- * per-stream memory pools). Each stream caches up to CACHE_MAX descriptors
- * of each sort; the surplus goes to a global list (under a lock), and global
- * stacks above GLOBAL_STACKS_MAX go back to the OS.
+ * A ULT gets its stack when it first runs and gives it back the moment it
+ * ends, before anyone joins it: only ULTs that have started and not finished
+ * hold stacks. Each stream caches up to CACHE_MAX descriptors and as many
+ * default-size stacks, so create and free on one stream take no lock and no
+ * system call (seed 004 section 3.3: per-stream memory pools); the surplus
+ * goes to global lists under a lock, and global stacks above
+ * GLOBAL_STACKS_MAX go back to the OS.
  *
  * Stacks are mmap'ed with a PROT_NONE guard page below them; the SIGSEGV
  * handler, running on an alternate signal stack, names the ULT whose stack
@@ -34,20 +36,33 @@ struct slab {
 };
 
 static struct slab *g_slabs;                /* all slabs, freed at finalize */
-static struct unit_cache g_plain, g_ult;    /* global lists, under weft_g.lock */
+static struct unit_cache g_plain;           /* global descriptor list, under weft_g.lock */
 
 /* ---------- stacks ---------- */
 
-int mem_stack_alloc(struct weft_unit_s *u, size_t size)
+/* While a stack sits in a cache, its lowest bytes hold this header. */
+struct stack_hdr {
+    void *next_map;     /* next cached stack's mmap base */
+    unsigned vg_stack_id;
+};
+
+static struct stack_cache g_stacks; /* global stack list, under weft_g.lock */
+
+static inline struct stack_hdr *stack_hdr_of(void *map)
+{
+    return (struct stack_hdr *)((char *)map + weft_g.page_size);
+}
+
+/* A new stack of `size` usable bytes with a guard page below it. When the
+ * kernel's map count runs out (each guard splits the mapping), the stack is
+ * still given, without its guard, rather than failing the ULT. */
+static int stack_map(struct weft_unit_s *u, size_t size)
 {
     size_t guard = weft_g.page_size;
     void *m = mmap(NULL, size + guard, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (m == MAP_FAILED) return WEFT_ERR_NOMEM;
-    if (mprotect(m, guard, PROT_NONE) != 0) {
-        munmap(m, size + guard);
-        return WEFT_ERR_NOMEM;
-    }
+    if (mprotect(m, guard, PROT_NONE) != 0) atomic_fetch_add(&weft_g.unguarded_stacks, 1);
     u->stack_map = m;
     u->stack_lo = (char *)m + guard;
     u->stack_size = size;
@@ -55,13 +70,82 @@ int mem_stack_alloc(struct weft_unit_s *u, size_t size)
     return WEFT_OK;
 }
 
-void mem_stack_free(struct weft_unit_s *u)
+static void stack_unmap(void *map, size_t size, unsigned vg_id)
 {
-    if (!u->stack_map) return;
-    hook_stack_deregister(u);
-    munmap(u->stack_map, u->stack_size + weft_g.page_size);
+    (void)vg_id;
+#ifdef WEFT_HAVE_VALGRIND
+    VALGRIND_STACK_DEREGISTER(vg_id);
+#endif
+    munmap(map, size + weft_g.page_size);
+}
+
+static inline void *stack_cache_pop(struct stack_cache *c)
+{
+    void *m = c->head;
+    if (m) {
+        c->head = stack_hdr_of(m)->next_map;
+        c->n--;
+    }
+    return m;
+}
+
+static inline void stack_cache_push(struct stack_cache *c, void *m, unsigned vg_id)
+{
+    struct stack_hdr *h = stack_hdr_of(m);
+    h->next_map = c->head;
+    h->vg_stack_id = vg_id;
+    c->head = m;
+    c->n++;
+}
+
+/* Give ULT `u` a stack of u->stack_size bytes: from the stream's cache when
+ * it has the default size, else from the global cache, else from the OS. */
+int mem_stack_get(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    size_t size = u->stack_size;
+    void *m = NULL;
+    if (size == weft_g.stack_size) {
+        if (xs) m = stack_cache_pop(&xs->stack_cache);
+        if (!m) {
+            pthread_mutex_lock(&weft_g.lock);
+            m = stack_cache_pop(&g_stacks);
+            if (m && xs)
+                for (int i = 0; i < 32 && g_stacks.head; i++) {
+                    void *more = stack_cache_pop(&g_stacks);
+                    stack_cache_push(&xs->stack_cache, more, stack_hdr_of(more)->vg_stack_id);
+                }
+            pthread_mutex_unlock(&weft_g.lock);
+        }
+    }
+    if (!m) return stack_map(u, size);
+    u->vg_stack_id = stack_hdr_of(m)->vg_stack_id;
+    u->stack_map = m;
+    u->stack_lo = (char *)m + weft_g.page_size;
+    hook_stack_reuse(u);
+    return WEFT_OK;
+}
+
+/* Take the stack back from `u` (which no longer runs on it). */
+void mem_stack_put(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    void *m = u->stack_map;
+    if (!m) return;
     u->stack_map = u->stack_lo = NULL;
-    u->stack_size = 0;
+    if (u->stack_size != weft_g.stack_size) {
+        stack_unmap(m, u->stack_size, u->vg_stack_id);
+        return;
+    }
+    if (xs && xs->stack_cache.n < CACHE_MAX) {
+        stack_cache_push(&xs->stack_cache, m, u->vg_stack_id);
+        return;
+    }
+    pthread_mutex_lock(&weft_g.lock);
+    if (g_stacks.n < GLOBAL_STACKS_MAX) {
+        stack_cache_push(&g_stacks, m, u->vg_stack_id);
+        m = NULL;
+    }
+    pthread_mutex_unlock(&weft_g.lock);
+    if (m) stack_unmap(m, u->stack_size, u->vg_stack_id);
 }
 
 /* ---------- descriptors ---------- */
@@ -83,12 +167,6 @@ static inline void cache_push(struct unit_cache *c, struct weft_unit_s *u)
     c->n++;
 }
 
-/* Move up to `n` descriptors from a global list into a local one. */
-static void cache_refill(struct unit_cache *local, struct unit_cache *global, size_t n)
-{
-    while (n-- && global->head) cache_push(local, cache_pop(global));
-}
-
 /* Under weft_g.lock: a fresh slab into g_plain. */
 static int slab_new(void)
 {
@@ -104,61 +182,36 @@ static int slab_new(void)
     return WEFT_OK;
 }
 
-/* A descriptor, with a stack of `stack_size` bytes when `ult`. `xs` is the
- * calling stream (its caches are used) or NULL for a plain thread. */
-struct weft_unit_s *mem_unit_alloc(struct weft_xstream_s *xs, bool ult, size_t stack_size)
+/* A descriptor (no stack). `xs` is the calling stream, whose cache is used,
+ * or NULL for a plain thread. */
+struct weft_unit_s *mem_unit_alloc(struct weft_xstream_s *xs)
 {
-    struct weft_unit_s *u = NULL;
-    bool default_stack = ult && stack_size == weft_g.stack_size;
-
-    if (xs && default_stack) u = cache_pop(&xs->ult_cache);
-    if (!u && xs) u = cache_pop(&xs->plain_cache);
-    if (!u) {
-        pthread_mutex_lock(&weft_g.lock);
-        if (default_stack && g_ult.head) {
-            u = cache_pop(&g_ult);
-            if (xs) cache_refill(&xs->ult_cache, &g_ult, 32);
-        } else {
-            if (!g_plain.head && slab_new() != WEFT_OK) {
-                pthread_mutex_unlock(&weft_g.lock);
-                return NULL;
-            }
-            u = cache_pop(&g_plain);
-            if (xs) cache_refill(&xs->plain_cache, &g_plain, 32);
-        }
+    struct weft_unit_s *u = xs ? cache_pop(&xs->unit_cache) : NULL;
+    if (likely(u != NULL)) return u;
+    pthread_mutex_lock(&weft_g.lock);
+    if (!g_plain.head && slab_new() != WEFT_OK) {
         pthread_mutex_unlock(&weft_g.lock);
+        return NULL;
     }
-    if (ult) {
-        if (u->stack_map && u->stack_size != stack_size) mem_stack_free(u);
-        if (u->stack_map) hook_stack_reuse(u);
-        else if (mem_stack_alloc(u, stack_size) != WEFT_OK) {
-            mem_unit_release(xs, u);
-            return NULL;
-        }
-    }
+    u = cache_pop(&g_plain);
+    if (xs)
+        for (int i = 0; i < 32 && g_plain.head; i++) cache_push(&xs->unit_cache, cache_pop(&g_plain));
+    pthread_mutex_unlock(&weft_g.lock);
     return u;
 }
 
-/* Return a descriptor (and its stack) to the caches. */
+/* Return a descriptor, and any stack it still holds, to the caches. */
 void mem_unit_release(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     atomic_store_explicit(&u->magic, MAGIC_DEAD, memory_order_relaxed);
     hook_fiber_destroy(u);
-    if (u->stack_map && u->stack_size != weft_g.stack_size) mem_stack_free(u);
-    bool has_stack = u->stack_map != NULL;
-    if (xs) {
-        struct unit_cache *c = has_stack ? &xs->ult_cache : &xs->plain_cache;
-        if (c->n < CACHE_MAX) {
-            cache_push(c, u);
-            return;
-        }
+    mem_stack_put(xs, u);
+    if (xs && xs->unit_cache.n < CACHE_MAX) {
+        cache_push(&xs->unit_cache, u);
+        return;
     }
     pthread_mutex_lock(&weft_g.lock);
-    if (has_stack && g_ult.n >= GLOBAL_STACKS_MAX) {
-        mem_stack_free(u);
-        has_stack = false;
-    }
-    cache_push(has_stack ? &g_ult : &g_plain, u);
+    cache_push(&g_plain, u);
     pthread_mutex_unlock(&weft_g.lock);
 }
 
@@ -166,34 +219,35 @@ void mem_unit_release(struct weft_xstream_s *xs, struct weft_unit_s *u)
 void mem_cache_flush(struct weft_xstream_s *xs)
 {
     struct weft_unit_s *u;
+    void *m;
     pthread_mutex_lock(&weft_g.lock);
-    while ((u = cache_pop(&xs->ult_cache))) {
-        if (g_ult.n >= GLOBAL_STACKS_MAX) {
-            mem_stack_free(u);
-            cache_push(&g_plain, u);
-        } else {
-            cache_push(&g_ult, u);
-        }
+    while ((u = cache_pop(&xs->unit_cache))) cache_push(&g_plain, u);
+    while ((m = stack_cache_pop(&xs->stack_cache))) {
+        unsigned id = stack_hdr_of(m)->vg_stack_id;
+        if (g_stacks.n < GLOBAL_STACKS_MAX) stack_cache_push(&g_stacks, m, id);
+        else stack_unmap(m, weft_g.stack_size, id);
     }
-    while ((u = cache_pop(&xs->plain_cache))) cache_push(&g_plain, u);
     pthread_mutex_unlock(&weft_g.lock);
 }
 
 /* Release every stack and slab. All streams are gone. */
 void mem_finalize(void)
 {
+    void *m;
     for (struct slab *s = g_slabs; s; s = s->next)
         for (int i = 0; i < SLAB_UNITS; i++) {
-            hook_fiber_destroy(&s->units[i]);
-            mem_stack_free(&s->units[i]);
+            struct weft_unit_s *u = &s->units[i];
+            hook_fiber_destroy(u);
+            if (u->stack_map) stack_unmap(u->stack_map, u->stack_size, u->vg_stack_id);
+            u->stack_map = NULL;
         }
+    while ((m = stack_cache_pop(&g_stacks))) stack_unmap(m, weft_g.stack_size, stack_hdr_of(m)->vg_stack_id);
     while (g_slabs) {
         struct slab *n = g_slabs->next;
         free(g_slabs);
         g_slabs = n;
     }
     g_plain = (struct unit_cache){0};
-    g_ult = (struct unit_cache){0};
 }
 
 /* ---------- stack overflow reporting ---------- */

@@ -124,7 +124,7 @@ static int init_primary(void)
     if ((rc = guard_install_thread(xs))) return rc;
 
     /* The main ULT: this thread's own stack and flow of control. */
-    struct weft_unit_s *m = mem_unit_alloc(xs, false, 0);
+    struct weft_unit_s *m = mem_unit_alloc(xs);
     if (!m) return WEFT_ERR_NOMEM;
     m->kind = KIND_MAIN;
     m->id = 0;
@@ -146,9 +146,13 @@ static int init_primary(void)
     xs->cur = m;
 
     /* The primary's scheduler needs a stack of its own. */
-    size_t ss = weft_g.stack_size > PRIMARY_SCHED_STACK ? weft_g.stack_size : PRIMARY_SCHED_STACK;
-    struct weft_unit_s *su = mem_unit_alloc(xs, true, ss);
+    struct weft_unit_s *su = mem_unit_alloc(xs);
     if (!su) return WEFT_ERR_NOMEM;
+    su->stack_size = weft_g.stack_size > PRIMARY_SCHED_STACK ? weft_g.stack_size : PRIMARY_SCHED_STACK;
+    if ((rc = mem_stack_get(xs, su))) {
+        mem_unit_release(xs, su);
+        return rc;
+    }
     su->kind = KIND_SCHED;
     su->xs = xs;
     su->asan_fake = NULL;

@@ -78,6 +78,11 @@ static void unit_finish(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     if (xs) counter_bump(&xs->n_finished);
     else atomic_fetch_add(&weft_g.ext_finished, 1);
+    if (u->kind == KIND_ULT) {
+        /* Nothing runs on the stack any more: recycle it now, not at free. */
+        hook_fiber_destroy(u);
+        mem_stack_put(xs, u);
+    }
     if (u->detached) {
         mem_unit_release(xs, u);
         return;
@@ -159,11 +164,25 @@ static void ult_entry(void *arg)
     ult_terminate(u);
 }
 
+/* A ULT about to run for the first time gets its stack and context. */
+static bool ult_prepare(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    if (mem_stack_get(xs, u) != WEFT_OK) return false;
+    u->asan_fake = NULL;
+    weft_ctx_make(&u->ctx, u->stack_lo, u->stack_size, ult_entry, u);
+    hook_fiber_create(u, false);
+    return true;
+}
+
 /* Run `u`, just taken from a pool by the scheduler of `xs`. */
 void unit_dispatch(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     if (unlikely(u->home != NULL) && u->home != xs) {
         inbox_push(u->home, u); /* bound elsewhere: hand it over */
+        return;
+    }
+    if (!u->started && u->kind == KIND_ULT && unlikely(!ult_prepare(xs, u))) {
+        unit_deliver(xs, u); /* no memory for a stack now: it waits its turn */
         return;
     }
     if (unlikely(!u->migratable) && !u->home) u->home = xs;
@@ -213,8 +232,9 @@ static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
     }
 
     struct weft_xstream_s *xs = weft_tls_xs;
-    struct weft_unit_s *u = mem_unit_alloc(xs, ult, stack_size);
+    struct weft_unit_s *u = mem_unit_alloc(xs);
     if (!u) return WEFT_ERR_NOMEM;
+    u->stack_size = ult ? stack_size : 0; /* the stack comes at first run */
     u->xs = NULL;
     u->pool = p;
     u->next = u->prev = NULL;
@@ -231,11 +251,6 @@ static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
     atomic_store_explicit(&u->joiner, NULL, memory_order_relaxed);
     atomic_store_explicit(&u->join_claimed, 0, memory_order_relaxed);
     u->id = unit_next_id(xs);
-    if (ult) {
-        u->asan_fake = NULL;
-        weft_ctx_make(&u->ctx, u->stack_lo, u->stack_size, ult_entry, u);
-        hook_fiber_create(u, false);
-    }
     atomic_store_explicit(&u->magic, MAGIC_UNIT, memory_order_relaxed);
     if (xs) counter_bump(&xs->n_created);
     else atomic_fetch_add(&weft_g.ext_created, 1);
@@ -320,6 +335,10 @@ int weft_yield_to(weft_thread target)
     if (!p || !sched_has_pool(xs->sched, p)) return WEFT_ERR_CROSS_STREAM;
     if (target->home && target->home != xs) return WEFT_ERR_CROSS_STREAM;
     if (!pool_remove_unit(p, target)) return WEFT_ERR_STATE;
+    if (!target->started && !ult_prepare(xs, target)) {
+        pool_push_unit(p, target);
+        return WEFT_ERR_NOMEM;
+    }
     if (!target->migratable && !target->home) target->home = xs;
     target->started = 1;
     atomic_store_explicit(&target->state, WEFT_STATE_RUNNING, memory_order_relaxed);

@@ -283,13 +283,12 @@ int weft_xstream_create(weft_sched sched, weft_xstream *out)
 
     struct weft_xstream_s *xs = xs_alloc();
     if (!xs) return WEFT_ERR_NOMEM;
-    struct weft_unit_s *su = mem_unit_alloc(weft_tls_xs, false, 0);
+    struct weft_unit_s *su = mem_unit_alloc(weft_tls_xs);
     if (!su) {
         free(xs);
         return WEFT_ERR_NOMEM;
     }
     su->kind = KIND_SCHED;
-    su->stack_map = NULL;
     atomic_store(&su->magic, MAGIC_UNIT);
     xs->sched_unit = su;
     if ((rc = sched_attach(sched, xs))) goto fail_unit;
