@@ -55,21 +55,16 @@ static inline void hook_switch_end(struct weft_unit_s *self)
 #endif
 }
 
-/* A new ULT gets a fiber; a native stack adopts the thread's own. */
+/* A ULT gets a fiber; a native stack adopts the thread's own. A fiber stays
+ * with its stack through the stack caches (creating one is costly under TSan,
+ * TSan caps their number, and reuse follows a real happens-before through the
+ * cache); it is destroyed when the stack is unmapped. */
 static inline void hook_fiber_create(struct weft_unit_s *u, bool native)
 {
     (void)u; (void)native;
 #ifdef WEFT_TSAN
-    u->tsan_fiber = native ? __tsan_get_current_fiber() : __tsan_create_fiber(0);
-#endif
-}
-
-static inline void hook_fiber_destroy(struct weft_unit_s *u)
-{
-    (void)u;
-#ifdef WEFT_TSAN
-    if (u->tsan_fiber) __tsan_destroy_fiber(u->tsan_fiber);
-    u->tsan_fiber = NULL;
+    if (native) u->tsan_fiber = __tsan_get_current_fiber();
+    else if (!u->tsan_fiber) u->tsan_fiber = __tsan_create_fiber(0);
 #endif
 }
 

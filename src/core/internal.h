@@ -33,6 +33,10 @@
 #define MAGIC_XS 0x57585354u
 #define MAGIC_DEAD 0xdeadbeefu
 
+/* Every handle points at cache-line aligned memory: a pointer that is not
+ * aligned is refused before anything is read through it. */
+#define HANDLE_ALIGNED(p) (((uintptr_t)(p) & (CACHE_LINE - 1)) == 0)
+
 #define WEFT_MAX_POOLS 16
 #define WEFT_MIN_STACK (16u * 1024u)
 #define WEFT_MAX_STACK ((size_t)1 << 30)
@@ -96,7 +100,7 @@ struct weft_pool_s {
     struct weft_unit_s *head, *tail;
     size_t size;
     _Atomic size_t size_snapshot; /* size readable by any thread */
-};
+} __attribute__((aligned(CACHE_LINE)));
 
 struct weft_sched_s {
     _Atomic uint32_t magic;
@@ -104,7 +108,7 @@ struct weft_sched_s {
     struct weft_xstream_s *_Atomic xs; /* the stream running it, or NULL */
     int npools;
     struct weft_pool_s *pools[WEFT_MAX_POOLS];
-};
+} __attribute__((aligned(CACHE_LINE)));
 
 /* A per-stream cache of free descriptors (link: unit->cache_next). */
 struct unit_cache {
@@ -150,7 +154,7 @@ struct weft_xstream_s {
     void *altstack;                 /* signal stack of this OS thread */
     void *native_stack_lo;          /* the OS thread's own stack */
     size_t native_stack_size;
-};
+} __attribute__((aligned(CACHE_LINE)));
 
 /* Sentinel that closes an inbox when its stream ends. */
 #define INBOX_CLOSED ((struct weft_unit_s *)(uintptr_t)1)

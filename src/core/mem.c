@@ -43,6 +43,7 @@ static struct unit_cache g_plain;           /* global descriptor list, under wef
 /* While a stack sits in a cache, its lowest bytes hold this header. */
 struct stack_hdr {
     void *next_map;     /* next cached stack's mmap base */
+    void *tsan_fiber;   /* the ThreadSanitizer fiber that goes with the stack */
     unsigned vg_stack_id;
 };
 
@@ -70,11 +71,15 @@ static int stack_map(struct weft_unit_s *u, size_t size)
     return WEFT_OK;
 }
 
-static void stack_unmap(void *map, size_t size, unsigned vg_id)
+static void stack_unmap(void *map, size_t size, unsigned vg_id, void *fiber)
 {
     (void)vg_id;
+    (void)fiber;
 #ifdef WEFT_HAVE_VALGRIND
     VALGRIND_STACK_DEREGISTER(vg_id);
+#endif
+#ifdef WEFT_TSAN
+    if (fiber) __tsan_destroy_fiber(fiber);
 #endif
     munmap(map, size + weft_g.page_size);
 }
@@ -89,11 +94,12 @@ static inline void *stack_cache_pop(struct stack_cache *c)
     return m;
 }
 
-static inline void stack_cache_push(struct stack_cache *c, void *m, unsigned vg_id)
+static inline void stack_cache_push(struct stack_cache *c, void *m, unsigned vg_id, void *fiber)
 {
     struct stack_hdr *h = stack_hdr_of(m);
     h->next_map = c->head;
     h->vg_stack_id = vg_id;
+    h->tsan_fiber = fiber;
     c->head = m;
     c->n++;
 }
@@ -112,13 +118,15 @@ int mem_stack_get(struct weft_xstream_s *xs, struct weft_unit_s *u)
             if (m && xs)
                 for (int i = 0; i < 32 && g_stacks.head; i++) {
                     void *more = stack_cache_pop(&g_stacks);
-                    stack_cache_push(&xs->stack_cache, more, stack_hdr_of(more)->vg_stack_id);
+                    struct stack_hdr *h = stack_hdr_of(more);
+                    stack_cache_push(&xs->stack_cache, more, h->vg_stack_id, h->tsan_fiber);
                 }
             pthread_mutex_unlock(&weft_g.lock);
         }
     }
     if (!m) return stack_map(u, size);
     u->vg_stack_id = stack_hdr_of(m)->vg_stack_id;
+    u->tsan_fiber = stack_hdr_of(m)->tsan_fiber;
     u->stack_map = m;
     u->stack_lo = (char *)m + weft_g.page_size;
     hook_stack_reuse(u);
@@ -128,24 +136,25 @@ int mem_stack_get(struct weft_xstream_s *xs, struct weft_unit_s *u)
 /* Take the stack back from `u` (which no longer runs on it). */
 void mem_stack_put(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
-    void *m = u->stack_map;
+    void *m = u->stack_map, *fiber = u->tsan_fiber;
     if (!m) return;
     u->stack_map = u->stack_lo = NULL;
+    u->tsan_fiber = NULL;
     if (u->stack_size != weft_g.stack_size) {
-        stack_unmap(m, u->stack_size, u->vg_stack_id);
+        stack_unmap(m, u->stack_size, u->vg_stack_id, fiber);
         return;
     }
     if (xs && xs->stack_cache.n < CACHE_MAX) {
-        stack_cache_push(&xs->stack_cache, m, u->vg_stack_id);
+        stack_cache_push(&xs->stack_cache, m, u->vg_stack_id, fiber);
         return;
     }
     pthread_mutex_lock(&weft_g.lock);
     if (g_stacks.n < GLOBAL_STACKS_MAX) {
-        stack_cache_push(&g_stacks, m, u->vg_stack_id);
+        stack_cache_push(&g_stacks, m, u->vg_stack_id, fiber);
         m = NULL;
     }
     pthread_mutex_unlock(&weft_g.lock);
-    if (m) stack_unmap(m, u->stack_size, u->vg_stack_id);
+    if (m) stack_unmap(m, u->stack_size, u->vg_stack_id, fiber);
 }
 
 /* ---------- descriptors ---------- */
@@ -204,7 +213,6 @@ struct weft_unit_s *mem_unit_alloc(struct weft_xstream_s *xs)
 void mem_unit_release(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     atomic_store_explicit(&u->magic, MAGIC_DEAD, memory_order_relaxed);
-    hook_fiber_destroy(u);
     mem_stack_put(xs, u);
     if (xs && xs->unit_cache.n < CACHE_MAX) {
         cache_push(&xs->unit_cache, u);
@@ -223,9 +231,11 @@ void mem_cache_flush(struct weft_xstream_s *xs)
     pthread_mutex_lock(&weft_g.lock);
     while ((u = cache_pop(&xs->unit_cache))) cache_push(&g_plain, u);
     while ((m = stack_cache_pop(&xs->stack_cache))) {
-        unsigned id = stack_hdr_of(m)->vg_stack_id;
-        if (g_stacks.n < GLOBAL_STACKS_MAX) stack_cache_push(&g_stacks, m, id);
-        else stack_unmap(m, weft_g.stack_size, id);
+        struct stack_hdr *h = stack_hdr_of(m);
+        unsigned id = h->vg_stack_id;
+        void *fiber = h->tsan_fiber;
+        if (g_stacks.n < GLOBAL_STACKS_MAX) stack_cache_push(&g_stacks, m, id, fiber);
+        else stack_unmap(m, weft_g.stack_size, id, fiber);
     }
     pthread_mutex_unlock(&weft_g.lock);
 }
@@ -237,11 +247,13 @@ void mem_finalize(void)
     for (struct slab *s = g_slabs; s; s = s->next)
         for (int i = 0; i < SLAB_UNITS; i++) {
             struct weft_unit_s *u = &s->units[i];
-            hook_fiber_destroy(u);
-            if (u->stack_map) stack_unmap(u->stack_map, u->stack_size, u->vg_stack_id);
-            u->stack_map = NULL;
+            if (u->stack_map) stack_unmap(u->stack_map, u->stack_size, u->vg_stack_id, u->tsan_fiber);
+            u->stack_map = u->tsan_fiber = NULL;
         }
-    while ((m = stack_cache_pop(&g_stacks))) stack_unmap(m, weft_g.stack_size, stack_hdr_of(m)->vg_stack_id);
+    while ((m = stack_cache_pop(&g_stacks))) {
+        struct stack_hdr *h = stack_hdr_of(m);
+        stack_unmap(m, weft_g.stack_size, h->vg_stack_id, h->tsan_fiber);
+    }
     while (g_slabs) {
         struct slab *n = g_slabs->next;
         free(g_slabs);

@@ -112,7 +112,7 @@ bool pool_remove_unstarted(struct weft_pool_s *p, struct weft_unit_s *u)
 
 int pool_check(struct weft_pool_s *p)
 {
-    if (!p || atomic_load_explicit(&p->magic, memory_order_relaxed) != MAGIC_POOL)
+    if (!p || !HANDLE_ALIGNED(p) || atomic_load_explicit(&p->magic, memory_order_relaxed) != MAGIC_POOL)
         return WEFT_ERR_HANDLE;
     return WEFT_OK;
 }

@@ -2,12 +2,13 @@
  * polled in order and the first ready unit runs (xstream.c holds the loop).
  * A scheduler serves one stream at a time. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
 int sched_check(struct weft_sched_s *s)
 {
-    if (!s || atomic_load_explicit(&s->magic, memory_order_relaxed) != MAGIC_SCHED)
+    if (!s || !HANDLE_ALIGNED(s) || atomic_load_explicit(&s->magic, memory_order_relaxed) != MAGIC_SCHED)
         return WEFT_ERR_HANDLE;
     return WEFT_OK;
 }
@@ -43,8 +44,9 @@ void sched_detach(struct weft_sched_s *s)
 
 static int sched_new(int npools, struct weft_pool_s *const *pools, struct weft_sched_s **out)
 {
-    struct weft_sched_s *s = calloc(1, sizeof *s);
+    struct weft_sched_s *s = aligned_alloc(CACHE_LINE, sizeof *s);
     if (!s) return WEFT_ERR_NOMEM;
+    memset(s, 0, sizeof *s);
     s->npools = npools;
     for (int i = 0; i < npools; i++) s->pools[i] = pools[i];
     atomic_store(&s->magic, MAGIC_SCHED);

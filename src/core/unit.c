@@ -35,7 +35,7 @@ static void futex_wake_all(_Atomic uint32_t *addr)
 
 int unit_check(struct weft_unit_s *u)
 {
-    if (!u || atomic_load_explicit(&u->magic, memory_order_relaxed) != MAGIC_UNIT)
+    if (!u || !HANDLE_ALIGNED(u) || atomic_load_explicit(&u->magic, memory_order_relaxed) != MAGIC_UNIT)
         return WEFT_ERR_HANDLE;
     return WEFT_OK;
 }
@@ -80,7 +80,6 @@ static void unit_finish(struct weft_xstream_s *xs, struct weft_unit_s *u)
     else atomic_fetch_add(&weft_g.ext_finished, 1);
     if (u->kind == KIND_ULT) {
         /* Nothing runs on the stack any more: recycle it now, not at free. */
-        hook_fiber_destroy(u);
         mem_stack_put(xs, u);
     }
     if (u->detached) {

@@ -135,7 +135,7 @@ void xs_sched_loop(struct weft_xstream_s *xs)
 
 int xs_check(struct weft_xstream_s *xs)
 {
-    if (!xs || atomic_load_explicit(&xs->magic, memory_order_relaxed) != MAGIC_XS) return WEFT_ERR_HANDLE;
+    if (!xs || !HANDLE_ALIGNED(xs) || atomic_load_explicit(&xs->magic, memory_order_relaxed) != MAGIC_XS) return WEFT_ERR_HANDLE;
     return WEFT_OK;
 }
 
