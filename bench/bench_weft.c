@@ -1,0 +1,147 @@
+/* weft microbenchmarks (seed 004 section 4): create+join of 256 units
+ * repeated, per stream; yield and yield-to between two ULTs per stream.
+ * Every stream runs the same driver on its own pool at the same time; a
+ * point is the mean over streams of the time per unit (or per switch),
+ * and the median, min and max of that over repeated runs. */
+#include <stdatomic.h>
+
+#include "bench_common.h"
+#include "weft.h"
+
+#define UNITS 256
+
+static int g_reps, g_runs, g_yields;
+
+struct driver {
+    weft_pool pool;
+    int tasklet;
+    long executed;  /* bumped by the units: checks none was lost */
+    double ns;      /* per unit or per switch, this run */
+};
+
+static atomic_int g_arrived;
+static int g_streams;
+
+/* All drivers start timing together. */
+static void start_line(void)
+{
+    atomic_fetch_add(&g_arrived, 1);
+    while (atomic_load(&g_arrived) < g_streams) weft_yield();
+}
+
+static void unit_body(void *arg) { ++*(long *)arg; }
+
+static void create_join_driver(void *arg)
+{
+    struct driver *d = arg;
+    weft_thread t[UNITS];
+    start_line();
+    double t0 = bench_now_ns();
+    for (int r = 0; r < g_reps; r++) {
+        for (int i = 0; i < UNITS; i++) {
+            int rc = d->tasklet ? weft_tasklet_create(d->pool, unit_body, &d->executed, &t[i])
+                                : weft_thread_create(d->pool, unit_body, &d->executed, NULL, &t[i]);
+            BENCH_CHECK(rc == WEFT_OK);
+        }
+        for (int i = 0; i < UNITS; i++) BENCH_CHECK(weft_thread_free(&t[i]) == WEFT_OK);
+    }
+    d->ns = (bench_now_ns() - t0) / ((double)g_reps * UNITS);
+}
+
+/* Two ULTs that pass control back and forth. */
+static weft_thread g_peer[64][2];
+struct pinger { int stream, side, use_yield_to; };
+
+static void ping(void *arg)
+{
+    struct pinger *p = arg;
+    weft_thread other = g_peer[p->stream][1 - p->side];
+    for (int i = 0; i < g_yields; i++) {
+        int rc = p->use_yield_to ? weft_yield_to(other) : weft_yield();
+        BENCH_CHECK(rc == WEFT_OK);
+    }
+}
+
+static void yield_driver(void *arg)
+{
+    struct driver *d = arg;
+    weft_xstream xs;
+    int rank;
+    weft_xstream_self(&xs);
+    weft_xstream_rank(xs, &rank);
+    struct pinger p[2] = {{rank, 0, d->tasklet}, {rank, 1, d->tasklet}};
+    start_line();
+    double t0 = bench_now_ns();
+    /* LIFO private pools would make the driver run first; ours is FIFO. */
+    BENCH_CHECK(weft_thread_create(d->pool, ping, &p[0], NULL, &g_peer[rank][0]) == WEFT_OK);
+    BENCH_CHECK(weft_thread_create(d->pool, ping, &p[1], NULL, &g_peer[rank][1]) == WEFT_OK);
+    BENCH_CHECK(weft_thread_free(&g_peer[rank][0]) == WEFT_OK);
+    BENCH_CHECK(weft_thread_free(&g_peer[rank][1]) == WEFT_OK);
+    d->ns = (bench_now_ns() - t0) / (2.0 * g_yields);
+    d->executed = 1;
+}
+
+/* One run: a driver per stream; returns the mean of the drivers' times. */
+static double run_once(int streams, void (*drv)(void *), int tasklet, long expect_per_stream)
+{
+    struct driver d[64];
+    weft_thread t[64];
+    atomic_store(&g_arrived, 0);
+    g_streams = streams;
+    for (int s = 0; s < streams; s++) {
+        weft_xstream xs;
+        int n;
+        BENCH_CHECK(weft_xstream_get(s, &xs) == WEFT_OK);
+        d[s] = (struct driver){.tasklet = tasklet};
+        BENCH_CHECK(weft_xstream_get_pools(xs, 1, &d[s].pool, &n) == WEFT_OK);
+        BENCH_CHECK(weft_thread_create_to(xs, drv, &d[s], NULL, &t[s]) == WEFT_OK);
+    }
+    double sum = 0;
+    for (int s = 0; s < streams; s++) {
+        BENCH_CHECK(weft_thread_free(&t[s]) == WEFT_OK);
+        BENCH_CHECK(d[s].executed == expect_per_stream);
+        sum += d[s].ns;
+    }
+    return sum / streams;
+}
+
+static void measure(const char *experiment, const char *runtime, int streams, weft_pool_access access,
+                    void (*drv)(void *), int flag, long expect)
+{
+    weft_config cfg;
+    BENCH_CHECK(weft_config_init(&cfg) == WEFT_OK);
+    cfg.num_xstreams = streams;
+    cfg.pool_access = access;
+    BENCH_CHECK(weft_init(&cfg) == WEFT_OK);
+    double v[256];
+    run_once(streams, drv, flag, expect); /* warm-up: caches filled, pages touched */
+    for (int r = 0; r < g_runs; r++) v[r] = run_once(streams, drv, flag, expect);
+    BENCH_CHECK(weft_finalize() == WEFT_OK);
+    char extra[64];
+    snprintf(extra, sizeof extra, "\"pool\": \"%s\"", access == WEFT_POOL_ACCESS_PRIVATE ? "private" : "shared");
+    bench_report(experiment, runtime, streams, extra, v, g_runs);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = bench_quick(argc, argv);
+    g_reps = quick ? 100 : 1000;
+    g_runs = quick ? 5 : 15;
+    g_yields = quick ? 20000 : 200000;
+    int maxs = 2;
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], "--streams=", 10)) maxs = atoi(argv[i] + 10);
+    if (maxs < 1 || maxs > 64) maxs = 2;
+    const weft_pool_access acc[2] = {WEFT_POOL_ACCESS_PRIVATE, WEFT_POOL_ACCESS_MPMC};
+    long per = (long)g_reps * UNITS;
+    for (int s = 1; s <= maxs; s *= 2)
+        for (int a = 0; a < 2; a++) {
+            measure("create_join", "weft-ult", s, acc[a], create_join_driver, 0, per);
+            measure("create_join", "weft-tasklet", s, acc[a], create_join_driver, 1, per);
+        }
+    for (int s = 1; s <= maxs; s *= 2) {
+        measure("yield", "weft-ult", s, WEFT_POOL_ACCESS_PRIVATE, yield_driver, 0, 1);
+        measure("yield_to", "weft-ult", s, WEFT_POOL_ACCESS_PRIVATE, yield_driver, 1, 1);
+    }
+    return 0;
+}
