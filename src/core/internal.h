@@ -133,6 +133,7 @@ struct weft_xstream_s {
     struct weft_unit_s *pend_unit;
     struct weft_unit_s *pend_target;
     struct weft_unit_s *bound_head, *bound_tail; /* units that must run here */
+    struct weft_unit_s *stash;      /* picked by a ULT, to be run by the scheduler next */
     struct unit_cache unit_cache;   /* free descriptors */
     struct stack_cache stack_cache; /* free default-size stacks */
     uint64_t next_id, id_end;       /* a block of unit ids reserved by this stream */
@@ -155,6 +156,22 @@ struct weft_xstream_s {
     void *native_stack_lo;          /* the OS thread's own stack */
     size_t native_stack_size;
 } __attribute__((aligned(CACHE_LINE)));
+
+static inline int unit_check(struct weft_unit_s *u)
+{
+    if (unlikely(!u || !HANDLE_ALIGNED(u) ||
+                 atomic_load_explicit(&u->magic, memory_order_relaxed) != MAGIC_UNIT))
+        return WEFT_ERR_HANDLE;
+    return WEFT_OK;
+}
+
+static inline int pool_check(struct weft_pool_s *p)
+{
+    if (unlikely(!p || !HANDLE_ALIGNED(p) ||
+                 atomic_load_explicit(&p->magic, memory_order_relaxed) != MAGIC_POOL))
+        return WEFT_ERR_HANDLE;
+    return WEFT_OK;
+}
 
 /* Sentinel that closes an inbox when its stream ends. */
 #define INBOX_CLOSED ((struct weft_unit_s *)(uintptr_t)1)
@@ -195,11 +212,8 @@ extern __thread struct weft_xstream_s *weft_tls_xs
 /* Internal functions                                                  */
 
 /* pool.c */
-WEFT_HIDDEN void pool_push_unit(struct weft_pool_s *p, struct weft_unit_s *u);
-WEFT_HIDDEN struct weft_unit_s *pool_pop_unit(struct weft_pool_s *p);
 WEFT_HIDDEN bool pool_remove_unit(struct weft_pool_s *p, struct weft_unit_s *u);
 WEFT_HIDDEN bool pool_remove_unstarted(struct weft_pool_s *p, struct weft_unit_s *u);
-WEFT_HIDDEN int pool_check(struct weft_pool_s *p);
 WEFT_HIDDEN int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs);
 WEFT_HIDDEN void pool_detach(struct weft_pool_s *p);
 
@@ -214,6 +228,8 @@ WEFT_HIDDEN int sched_make_owned(struct weft_sched_s **out);
 
 /* xstream.c */
 WEFT_HIDDEN void xs_sched_loop(struct weft_xstream_s *xs);
+WEFT_HIDDEN struct weft_unit_s *sched_pick(struct weft_xstream_s *xs);
+WEFT_HIDDEN void inbox_drain(struct weft_xstream_s *xs);
 WEFT_HIDDEN bool inbox_push(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN int xs_register(struct weft_xstream_s *xs);
 WEFT_HIDDEN void xs_unregister(struct weft_xstream_s *xs);
@@ -228,14 +244,9 @@ WEFT_HIDDEN int xs_bind(struct weft_xstream_s *xs, int cpu);
 WEFT_HIDDEN void unit_make_ready(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN void unit_dispatch(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN void unit_run_pending(struct weft_xstream_s *xs);
-WEFT_HIDDEN int unit_check(struct weft_unit_s *u);
 WEFT_HIDDEN uint64_t units_live(void);
 
-/* mem.c */
-WEFT_HIDDEN struct weft_unit_s *mem_unit_alloc(struct weft_xstream_s *xs);
-WEFT_HIDDEN void mem_unit_release(struct weft_xstream_s *xs, struct weft_unit_s *u);
-WEFT_HIDDEN int mem_stack_get(struct weft_xstream_s *xs, struct weft_unit_s *u);
-WEFT_HIDDEN void mem_stack_put(struct weft_xstream_s *xs, struct weft_unit_s *u);
+/* mem.c (the cache fast paths are in mem_cache.h) */
 WEFT_HIDDEN void mem_cache_flush(struct weft_xstream_s *xs);
 WEFT_HIDDEN void mem_finalize(void);
 WEFT_HIDDEN int guard_install_thread(struct weft_xstream_s *xs);

@@ -24,9 +24,9 @@
 
 #include "fiber_hooks.h"
 #include "internal.h"
+#include "mem_cache.h"
 
 #define SLAB_UNITS 64
-#define CACHE_MAX 1024
 #define GLOBAL_STACKS_MAX 4096
 #define ALTSTACK_SIZE (64 * 1024)
 
@@ -40,19 +40,7 @@ static struct unit_cache g_plain;           /* global descriptor list, under wef
 
 /* ---------- stacks ---------- */
 
-/* While a stack sits in a cache, its lowest bytes hold this header. */
-struct stack_hdr {
-    void *next_map;     /* next cached stack's mmap base */
-    void *tsan_fiber;   /* the ThreadSanitizer fiber that goes with the stack */
-    unsigned vg_stack_id;
-};
-
 static struct stack_cache g_stacks; /* global stack list, under weft_g.lock */
-
-static inline struct stack_hdr *stack_hdr_of(void *map)
-{
-    return (struct stack_hdr *)((char *)map + weft_g.page_size);
-}
 
 /* A new stack of `size` usable bytes with a guard page below it. When the
  * kernel's map count runs out (each guard splits the mapping), the stack is
@@ -84,29 +72,9 @@ static void stack_unmap(void *map, size_t size, unsigned vg_id, void *fiber)
     munmap(map, size + weft_g.page_size);
 }
 
-static inline void *stack_cache_pop(struct stack_cache *c)
-{
-    void *m = c->head;
-    if (m) {
-        c->head = stack_hdr_of(m)->next_map;
-        c->n--;
-    }
-    return m;
-}
-
-static inline void stack_cache_push(struct stack_cache *c, void *m, unsigned vg_id, void *fiber)
-{
-    struct stack_hdr *h = stack_hdr_of(m);
-    h->next_map = c->head;
-    h->vg_stack_id = vg_id;
-    h->tsan_fiber = fiber;
-    c->head = m;
-    c->n++;
-}
-
-/* Give ULT `u` a stack of u->stack_size bytes: from the stream's cache when
- * it has the default size, else from the global cache, else from the OS. */
-int mem_stack_get(struct weft_xstream_s *xs, struct weft_unit_s *u)
+/* Slow path of mem_stack_get(): the stream's cache is empty, the size is not
+ * the default, or the caller is no stream. Global cache, else the OS. */
+int mem_stack_get_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     size_t size = u->stack_size;
     void *m = NULL;
@@ -133,8 +101,8 @@ int mem_stack_get(struct weft_xstream_s *xs, struct weft_unit_s *u)
     return WEFT_OK;
 }
 
-/* Take the stack back from `u` (which no longer runs on it). */
-void mem_stack_put(struct weft_xstream_s *xs, struct weft_unit_s *u)
+/* Slow path of mem_stack_put(). */
+void mem_stack_put_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     void *m = u->stack_map, *fiber = u->tsan_fiber;
     if (!m) return;
@@ -159,23 +127,6 @@ void mem_stack_put(struct weft_xstream_s *xs, struct weft_unit_s *u)
 
 /* ---------- descriptors ---------- */
 
-static inline struct weft_unit_s *cache_pop(struct unit_cache *c)
-{
-    struct weft_unit_s *u = c->head;
-    if (u) {
-        c->head = u->cache_next;
-        c->n--;
-    }
-    return u;
-}
-
-static inline void cache_push(struct unit_cache *c, struct weft_unit_s *u)
-{
-    u->cache_next = c->head;
-    c->head = u;
-    c->n++;
-}
-
 /* Under weft_g.lock: a fresh slab into g_plain. */
 static int slab_new(void)
 {
@@ -191,12 +142,10 @@ static int slab_new(void)
     return WEFT_OK;
 }
 
-/* A descriptor (no stack). `xs` is the calling stream, whose cache is used,
- * or NULL for a plain thread. */
-struct weft_unit_s *mem_unit_alloc(struct weft_xstream_s *xs)
+/* Slow path of mem_unit_alloc(): refill from the global list or a new slab. */
+struct weft_unit_s *mem_unit_alloc_slow(struct weft_xstream_s *xs)
 {
-    struct weft_unit_s *u = xs ? cache_pop(&xs->unit_cache) : NULL;
-    if (likely(u != NULL)) return u;
+    struct weft_unit_s *u;
     pthread_mutex_lock(&weft_g.lock);
     if (!g_plain.head && slab_new() != WEFT_OK) {
         pthread_mutex_unlock(&weft_g.lock);
@@ -209,15 +158,9 @@ struct weft_unit_s *mem_unit_alloc(struct weft_xstream_s *xs)
     return u;
 }
 
-/* Return a descriptor, and any stack it still holds, to the caches. */
-void mem_unit_release(struct weft_xstream_s *xs, struct weft_unit_s *u)
+/* Slow path of mem_unit_release(): the global list. */
+void mem_unit_release_slow(struct weft_unit_s *u)
 {
-    atomic_store_explicit(&u->magic, MAGIC_DEAD, memory_order_relaxed);
-    mem_stack_put(xs, u);
-    if (xs && xs->unit_cache.n < CACHE_MAX) {
-        cache_push(&xs->unit_cache, u);
-        return;
-    }
     pthread_mutex_lock(&weft_g.lock);
     cache_push(&g_plain, u);
     pthread_mutex_unlock(&weft_g.lock);

@@ -9,6 +9,7 @@
 
 #include "fiber_hooks.h"
 #include "internal.h"
+#include "mem_cache.h"
 
 struct weft_global weft_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 __thread struct weft_xstream_s *weft_tls_xs __attribute__((tls_model("initial-exec")));

@@ -14,6 +14,8 @@
 
 #include "fiber_hooks.h"
 #include "internal.h"
+#include "mem_cache.h"
+#include "pool_ops.h"
 
 static inline void counter_bump(_Atomic uint64_t *c)
 {
@@ -31,13 +33,6 @@ static void futex_wait(_Atomic uint32_t *addr, uint32_t val)
 static void futex_wake_all(_Atomic uint32_t *addr)
 {
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
-}
-
-int unit_check(struct weft_unit_s *u)
-{
-    if (!u || !HANDLE_ALIGNED(u) || atomic_load_explicit(&u->magic, memory_order_relaxed) != MAGIC_UNIT)
-        return WEFT_ERR_HANDLE;
-    return WEFT_OK;
 }
 
 /* ---------- making units ready ---------- */
@@ -141,27 +136,7 @@ static inline void unit_switch(struct weft_xstream_s *xs, struct weft_unit_s *fr
     unit_run_pending(from->xs);
 }
 
-/* End the running ULT `u`: its context is never saved (seed 004 section
- * 3.4); the scheduler publishes the end once it is off u's stack. */
-static __attribute__((noreturn)) void ult_terminate(struct weft_unit_s *u)
-{
-    struct weft_xstream_s *xs = u->xs;
-    struct weft_unit_s *s = xs->sched_unit;
-    xs->pend = PEND_TERMINATE;
-    xs->pend_unit = u;
-    xs->cur = s;
-    hook_switch_begin(u, s, true);
-    weft_ctx_jump(&s->ctx);
-}
-
-static void ult_entry(void *arg)
-{
-    struct weft_unit_s *u = arg;
-    hook_switch_end(u);
-    unit_run_pending(u->xs);
-    u->fn(u->arg);
-    ult_terminate(u);
-}
+static void ult_entry(void *arg);
 
 /* A ULT about to run for the first time gets its stack and context. */
 static bool ult_prepare(struct weft_xstream_s *xs, struct weft_unit_s *u)
@@ -173,27 +148,80 @@ static bool ult_prepare(struct weft_xstream_s *xs, struct weft_unit_s *u)
     return true;
 }
 
-/* Run `u`, just taken from a pool by the scheduler of `xs`. */
-void unit_dispatch(struct weft_xstream_s *xs, struct weft_unit_s *u)
+/* `u` was just picked on `xs`. Returns it ready to be switched to from any
+ * context of the stream, or NULL after handing it elsewhere: to its home
+ * stream, back to its pool (no stack to be had now), or, for a tasklet, to
+ * the scheduler (tasklets run on the scheduler's stack). */
+static inline struct weft_unit_s *unit_claim(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     if (unlikely(u->home != NULL) && u->home != xs) {
-        inbox_push(u->home, u); /* bound elsewhere: hand it over */
-        return;
+        inbox_push(u->home, u);
+        return NULL;
     }
-    if (!u->started && u->kind == KIND_ULT && unlikely(!ult_prepare(xs, u))) {
-        unit_deliver(xs, u); /* no memory for a stack now: it waits its turn */
-        return;
-    }
-    if (unlikely(!u->migratable) && !u->home) u->home = xs;
-    u->started = 1;
-    atomic_store_explicit(&u->state, WEFT_STATE_RUNNING, memory_order_relaxed);
     if (u->kind == KIND_TASKLET) {
+        xs->stash = u;
+        return NULL;
+    }
+    if (!u->started) {
+        if (unlikely(!ult_prepare(xs, u))) {
+            unit_deliver(xs, u);
+            return NULL;
+        }
+        if (unlikely(!u->migratable)) u->home = xs;
+        u->started = 1;
+    }
+    atomic_store_explicit(&u->state, WEFT_STATE_RUNNING, memory_order_relaxed);
+    return u;
+}
+
+/* What a ULT leaving the stream switches to: the next unit of the policy
+ * when it is a ULT (scheduler bypass), else the scheduler's context. */
+static inline struct weft_unit_s *unit_next_to_run(struct weft_xstream_s *xs)
+{
+    struct weft_unit_s *next = sched_pick(xs);
+    if (next) next = unit_claim(xs, next);
+    return next ? next : xs->sched_unit;
+}
+
+/* End the running ULT `u`: its context is never saved (seed 004 section
+ * 3.4); whoever runs next publishes the end once off u's stack. */
+static __attribute__((noreturn)) void ult_terminate(struct weft_unit_s *u)
+{
+    struct weft_xstream_s *xs = u->xs;
+    struct weft_unit_s *to = unit_next_to_run(xs);
+    xs->pend = PEND_TERMINATE;
+    xs->pend_unit = u;
+    to->xs = xs;
+    xs->cur = to;
+    hook_switch_begin(u, to, true);
+    weft_ctx_jump(&to->ctx);
+}
+
+static void ult_entry(void *arg)
+{
+    struct weft_unit_s *u = arg;
+    hook_switch_end(u);
+    unit_run_pending(u->xs);
+    u->fn(u->arg);
+    ult_terminate(u);
+}
+
+/* Run `u`, just picked by the scheduler loop of `xs`. */
+void unit_dispatch(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    if (u->kind == KIND_TASKLET) {
+        if (unlikely(u->home != NULL) && u->home != xs) {
+            inbox_push(u->home, u);
+            return;
+        }
+        u->started = 1;
+        atomic_store_explicit(&u->state, WEFT_STATE_RUNNING, memory_order_relaxed);
         u->xs = xs;
         xs->cur = u;
         u->fn(u->arg);
         xs->cur = xs->sched_unit;
         unit_finish(xs, u);
-    } else {
+    } else if ((u = unit_claim(xs, u)) != NULL) {
         unit_switch(xs, xs->sched_unit, u, PEND_NONE, NULL);
     }
 }
@@ -316,7 +344,10 @@ int weft_yield(void)
     }
     struct weft_unit_s *self = xs->cur;
     if (unlikely(self->kind == KIND_TASKLET)) return WEFT_ERR_TASKLET_BLOCKS;
-    unit_switch(xs, self, xs->sched_unit, PEND_READY, NULL);
+    struct weft_unit_s *next = sched_pick(xs);
+    if (!next) return WEFT_OK; /* nothing else is ready: keep running */
+    next = unit_claim(xs, next);
+    unit_switch(xs, self, next ? next : xs->sched_unit, PEND_READY, NULL);
     return WEFT_OK;
 }
 
@@ -360,7 +391,7 @@ static void wait_terminated(struct weft_unit_s *t)
 
 static void join_from_ult(struct weft_xstream_s *xs, struct weft_unit_s *self, struct weft_unit_s *t)
 {
-    unit_switch(xs, self, xs->sched_unit, PEND_JOIN, t);
+    unit_switch(xs, self, unit_next_to_run(xs), PEND_JOIN, t);
     wait_terminated(t);
 }
 
@@ -376,24 +407,31 @@ static void join_from_thread(struct weft_unit_s *t)
     }
 }
 
-int weft_thread_join(weft_thread t)
+/* Join a valid unit that is not the caller. join_claimed (0 unjoined, 1
+ * joining, 2 joined) belongs to the handle's holder: plain loads and stores
+ * suffice to refuse a second join; two threads racing to join the same
+ * unit both just wait for it. */
+static int unit_join(struct weft_unit_s *t)
 {
-    int rc = unit_check(t);
-    if (rc) return rc;
-    if (t->kind == KIND_MAIN || t->kind == KIND_SCHED || t->detached) return WEFT_ERR_STATE;
+    if (unlikely(t->kind >= KIND_MAIN || t->detached)) return WEFT_ERR_STATE;
     struct weft_xstream_s *xs = weft_tls_xs;
     struct weft_unit_s *self = xs ? xs->cur : NULL;
-    if (t == self) return WEFT_ERR_JOIN_SELF;
-    bool done = atomic_load_explicit(&t->state, memory_order_acquire) == WEFT_STATE_TERMINATED;
-    if (!done && self && self->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
-    uint8_t unclaimed = 0;
-    if (!atomic_compare_exchange_strong(&t->join_claimed, &unclaimed, 1)) return WEFT_ERR_JOINED;
-    if (!done) {
+    if (unlikely(t == self)) return WEFT_ERR_JOIN_SELF;
+    if (atomic_load_explicit(&t->join_claimed, memory_order_acquire)) return WEFT_ERR_JOINED;
+    if (atomic_load_explicit(&t->state, memory_order_acquire) != WEFT_STATE_TERMINATED) {
+        if (unlikely(self && self->kind == KIND_TASKLET)) return WEFT_ERR_TASKLET_BLOCKS;
+        atomic_store_explicit(&t->join_claimed, 1, memory_order_relaxed);
         if (self) join_from_ult(xs, self, t);
         else join_from_thread(t);
     }
     atomic_store_explicit(&t->join_claimed, 2, memory_order_release);
     return WEFT_OK;
+}
+
+int weft_thread_join(weft_thread t)
+{
+    int rc = unit_check(t);
+    return rc ? rc : unit_join(t);
 }
 
 int weft_thread_free(weft_thread *tp)
@@ -404,10 +442,7 @@ int weft_thread_free(weft_thread *tp)
     if (rc) return rc;
     uint8_t claimed = atomic_load_explicit(&t->join_claimed, memory_order_acquire);
     if (claimed == 1) return WEFT_ERR_BUSY; /* another thread is joining it */
-    if (claimed == 0 && (rc = weft_thread_join(t)) != WEFT_OK) return rc;
-    /* The free that loses a race with another free sees a dead handle. */
-    uint32_t alive = MAGIC_UNIT;
-    if (!atomic_compare_exchange_strong(&t->magic, &alive, MAGIC_DEAD)) return WEFT_ERR_HANDLE;
+    if (claimed == 0 && (rc = unit_join(t)) != WEFT_OK) return rc;
     mem_unit_release(weft_tls_xs, t);
     *tp = NULL;
     return WEFT_OK;

@@ -14,6 +14,8 @@
 
 #include "fiber_hooks.h"
 #include "internal.h"
+#include "mem_cache.h"
+#include "pool_ops.h"
 
 /* ---------- inbox ---------- */
 
@@ -44,7 +46,7 @@ static struct weft_unit_s *bound_pop(struct weft_xstream_s *xs)
     return u;
 }
 
-static void inbox_drain(struct weft_xstream_s *xs)
+void inbox_drain(struct weft_xstream_s *xs)
 {
     struct weft_unit_s *u = atomic_exchange_explicit(&xs->inbox, NULL, memory_order_acquire);
     struct weft_unit_s *fifo = NULL;
@@ -71,13 +73,22 @@ static void inbox_drain(struct weft_xstream_s *xs)
 
 /* ---------- the basic scheduler loop ---------- */
 
-static inline struct weft_unit_s *sched_next(struct weft_xstream_s *xs)
+/* The basic policy: a unit handed back to the scheduler (stash), units that
+ * must run here, then the pools in order. ULTs call this too when they give
+ * up the stream, and switch straight to what it returns (the scheduler's
+ * own context is then skipped: same policy, one switch less). */
+struct weft_unit_s *sched_pick(struct weft_xstream_s *xs)
 {
+    struct weft_unit_s *u = xs->stash;
+    if (unlikely(u != NULL)) {
+        xs->stash = NULL;
+        return u;
+    }
     if (unlikely(atomic_load_explicit(&xs->inbox, memory_order_relaxed) != NULL)) inbox_drain(xs);
     if (unlikely(xs->bound_head != NULL)) return bound_pop(xs);
     struct weft_sched_s *s = xs->sched;
     for (int i = 0; i < s->npools; i++) {
-        struct weft_unit_s *u = pool_pop_unit(s->pools[i]);
+        u = pool_pop_unit(s->pools[i]);
         if (u) return u;
     }
     return NULL;
@@ -89,7 +100,7 @@ static inline struct weft_unit_s *sched_next(struct weft_xstream_s *xs)
 static bool xs_can_stop(struct weft_xstream_s *xs)
 {
     struct weft_sched_s *s = xs->sched;
-    if (xs->bound_head) return false;
+    if (xs->bound_head || xs->stash) return false;
     for (int i = 0; i < s->npools; i++) {
         struct weft_pool_s *p = s->pools[i];
         if (atomic_load_explicit(&p->n_blocked, memory_order_acquire) > 0) return false;
@@ -118,7 +129,7 @@ void xs_sched_loop(struct weft_xstream_s *xs)
 {
     unsigned idle = 0;
     for (;;) {
-        struct weft_unit_s *u = sched_next(xs);
+        struct weft_unit_s *u = sched_pick(xs);
         if (u) {
             unit_dispatch(xs, u);
             idle = 0;

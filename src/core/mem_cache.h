@@ -1,0 +1,117 @@
+/* Per-stream caches of descriptors and stacks: the fast paths, inline
+ * because create, dispatch and free run them for every unit. The slow paths
+ * (global lists under a lock, the OS) are in mem.c. */
+#ifndef WEFT_CORE_MEM_CACHE_H
+#define WEFT_CORE_MEM_CACHE_H
+
+#include "fiber_hooks.h"
+#include "internal.h"
+
+#define CACHE_MAX 1024 /* per stream, for descriptors and for stacks */
+
+/* While a stack sits in a cache, its lowest bytes hold this header. */
+struct stack_hdr {
+    void *next_map;     /* next cached stack's mmap base */
+    void *tsan_fiber;   /* the ThreadSanitizer fiber that goes with the stack */
+    unsigned vg_stack_id;
+};
+
+static inline struct stack_hdr *stack_hdr_of(void *map)
+{
+    return (struct stack_hdr *)((char *)map + weft_g.page_size);
+}
+
+static inline void *stack_cache_pop(struct stack_cache *c)
+{
+    void *m = c->head;
+    if (m) {
+        c->head = stack_hdr_of(m)->next_map;
+        c->n--;
+    }
+    return m;
+}
+
+static inline void stack_cache_push(struct stack_cache *c, void *m, unsigned vg_id, void *fiber)
+{
+    struct stack_hdr *h = stack_hdr_of(m);
+    h->next_map = c->head;
+    h->vg_stack_id = vg_id;
+    h->tsan_fiber = fiber;
+    c->head = m;
+    c->n++;
+}
+
+static inline struct weft_unit_s *cache_pop(struct unit_cache *c)
+{
+    struct weft_unit_s *u = c->head;
+    if (u) {
+        c->head = u->cache_next;
+        c->n--;
+    }
+    return u;
+}
+
+static inline void cache_push(struct unit_cache *c, struct weft_unit_s *u)
+{
+    u->cache_next = c->head;
+    c->head = u;
+    c->n++;
+}
+
+WEFT_HIDDEN struct weft_unit_s *mem_unit_alloc_slow(struct weft_xstream_s *xs);
+WEFT_HIDDEN void mem_unit_release_slow(struct weft_unit_s *u);
+WEFT_HIDDEN int mem_stack_get_slow(struct weft_xstream_s *xs, struct weft_unit_s *u);
+WEFT_HIDDEN void mem_stack_put_slow(struct weft_xstream_s *xs, struct weft_unit_s *u);
+
+/* A descriptor (no stack). `xs` is the calling stream, whose cache is used,
+ * or NULL for a plain thread. */
+static inline struct weft_unit_s *mem_unit_alloc(struct weft_xstream_s *xs)
+{
+    struct weft_unit_s *u;
+    if (likely(xs != NULL) && (u = cache_pop(&xs->unit_cache)) != NULL) return u;
+    return mem_unit_alloc_slow(xs);
+}
+
+/* Give ULT `u` a stack of u->stack_size bytes. */
+static inline int mem_stack_get(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    void *m;
+    if (likely(xs != NULL) && u->stack_size == weft_g.stack_size && (m = stack_cache_pop(&xs->stack_cache))) {
+        struct stack_hdr *h = stack_hdr_of(m);
+        u->vg_stack_id = h->vg_stack_id;
+        u->tsan_fiber = h->tsan_fiber;
+        u->stack_map = m;
+        u->stack_lo = h;
+        hook_stack_reuse(u);
+        return WEFT_OK;
+    }
+    return mem_stack_get_slow(xs, u);
+}
+
+/* Take the stack back from `u` (which no longer runs on it). */
+static inline void mem_stack_put(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    void *m = u->stack_map;
+    if (!m) return;
+    if (likely(xs != NULL) && u->stack_size == weft_g.stack_size && xs->stack_cache.n < CACHE_MAX) {
+        stack_cache_push(&xs->stack_cache, m, u->vg_stack_id, u->tsan_fiber);
+        u->stack_map = u->stack_lo = NULL;
+        u->tsan_fiber = NULL;
+        return;
+    }
+    mem_stack_put_slow(xs, u);
+}
+
+/* Return a descriptor, and any stack it still holds, to the caches. */
+static inline void mem_unit_release(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    atomic_store_explicit(&u->magic, MAGIC_DEAD, memory_order_relaxed);
+    mem_stack_put(xs, u);
+    if (likely(xs != NULL) && xs->unit_cache.n < CACHE_MAX) {
+        cache_push(&xs->unit_cache, u);
+        return;
+    }
+    mem_unit_release_slow(u);
+}
+
+#endif
