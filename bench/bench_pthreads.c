@@ -10,7 +10,7 @@
 static int g_reps, g_runs, g_creators;
 static atomic_int g_arrived;
 
-struct creator { long executed; double ns; };
+struct __attribute__((aligned(64))) creator { long executed; double ns; };
 
 static void *unit_body(void *arg)
 {

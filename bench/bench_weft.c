@@ -12,7 +12,7 @@
 
 static int g_reps, g_runs, g_yields;
 
-struct driver {
+struct __attribute__((aligned(64))) driver {
     weft_pool pool;
     int tasklet;
     long executed;  /* bumped by the units: checks none was lost */

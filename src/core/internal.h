@@ -49,43 +49,49 @@ enum unit_kind { KIND_ULT = 0, KIND_TASKLET = 1, KIND_MAIN = 2, KIND_SCHED = 3 }
  * saved. */
 enum pending { PEND_NONE = 0, PEND_READY, PEND_JOIN, PEND_TERMINATE };
 
-/* Sentinels for unit->joiner. */
-#define JOINER_CLOSED ((struct weft_unit_s *)(uintptr_t)1)   /* unit ended */
-#define JOINER_EXTERNAL ((struct weft_unit_s *)(uintptr_t)2) /* a plain thread waits on a futex */
+/* unit->jw, the join word: 0 while nobody waits, the joining ULT's address
+ * (descriptors are 64-byte aligned, so its low bits are free), JW_EXTERNAL
+ * while a plain thread waits on a futex over the word's low half, and
+ * JW_DONE once the unit has ended. Ending is one exchange to JW_DONE: it
+ * publishes the end and collects the joiner in a single atomic step. */
+#define JW_DONE ((uintptr_t)1)
+#define JW_EXTERNAL ((uintptr_t)2)
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the futex sits on the join word's low half");
 
 struct weft_pool_s;
 struct weft_xstream_s;
 
 struct weft_unit_s {
-    /* --- hot: what create, dispatch, switch and join touch --- */
-    weft_ctx ctx;                      /* ULT only */
-    struct weft_xstream_s *xs;         /* stream it runs on / last ran on */
+    /* --- cache line 0: all that create, dispatch, run, join and free touch --- */
+    struct weft_unit_s *next;          /* pool, inbox, bound list and cache link */
     struct weft_pool_s *pool;          /* home pool: where it goes when ready */
-    struct weft_unit_s *next, *prev;   /* pool links */
+    struct weft_xstream_s *xs;         /* stream a ULT runs on / last ran on */
     void (*fn)(void *);
     void *arg;
+    _Atomic uintptr_t jw;              /* join word, see JW_* */
+    _Atomic uint32_t magic;
+    _Atomic uint8_t state;             /* READY/RUNNING/BLOCKED; TERMINATED is jw == JW_DONE */
+    _Atomic uint8_t join_claimed;      /* 0 unjoined, 1 joining, 2 joined (by the holder) */
     uint8_t kind;
     uint8_t in_pool;                   /* guarded by the pool's owner or lock */
     uint8_t started;
     uint8_t detached;
-    uint8_t cancelled;
     uint8_t migratable;
-    _Atomic uint32_t state;            /* weft_thread_state */
-    _Atomic(struct weft_unit_s *) joiner;
-    _Atomic uint8_t join_claimed;      /* set once by the (single) joiner */
+    uint8_t bound;                     /* home != NULL */
+    uint8_t cancelled;
+    /* --- cache line 1 (ULTs only): the machine context --- */
+    weft_ctx ctx __attribute__((aligned(CACHE_LINE)));
     /* --- cold --- */
-    _Atomic uint32_t magic;
-    struct weft_xstream_s *home;       /* non-NULL: may only run on this stream */
-    struct weft_unit_s *inbox_next;    /* link in a stream's inbox */
-    struct weft_unit_s *cache_next;    /* link in a descriptor cache */
+    uint64_t id;
+    struct weft_xstream_s *home;       /* may only run on this stream */
     void *stack_map;                   /* mmap base (guard page first), or NULL */
     size_t stack_size;                 /* usable bytes above the guard (wanted, for a ULT not yet run) */
     void *stack_lo;                    /* lowest usable stack byte */
-    uint64_t id;
     unsigned vg_stack_id;              /* valgrind's id for the stack */
     void *asan_fake;                   /* AddressSanitizer fake-stack handle */
     void *tsan_fiber;                  /* ThreadSanitizer fiber */
 } __attribute__((aligned(CACHE_LINE)));
+_Static_assert(offsetof(struct weft_unit_s, cancelled) < CACHE_LINE, "hot fields fit one cache line");
 
 struct weft_pool_s {
     _Atomic uint32_t magic;
@@ -110,7 +116,7 @@ struct weft_sched_s {
     struct weft_pool_s *pools[WEFT_MAX_POOLS];
 } __attribute__((aligned(CACHE_LINE)));
 
-/* A per-stream cache of free descriptors (link: unit->cache_next). */
+/* A per-stream cache of free descriptors (link: unit->next). */
 struct unit_cache {
     struct weft_unit_s *head;
     size_t n;

@@ -45,7 +45,7 @@ static inline struct weft_unit_s *cache_pop(struct unit_cache *c)
 {
     struct weft_unit_s *u = c->head;
     if (u) {
-        c->head = u->cache_next;
+        c->head = u->next;
         c->n--;
     }
     return u;
@@ -53,7 +53,7 @@ static inline struct weft_unit_s *cache_pop(struct unit_cache *c)
 
 static inline void cache_push(struct unit_cache *c, struct weft_unit_s *u)
 {
-    u->cache_next = c->head;
+    u->next = c->head;
     c->head = u;
     c->n++;
 }

@@ -12,10 +12,7 @@ static bool pool_take(struct weft_pool_s *p, struct weft_unit_s *u, bool unstart
 {
     bool found = false;
     if (pool_shared(p)) pool_lock(p);
-    if (u->in_pool && u->pool == p && !(unstarted && u->started)) {
-        list_unlink(p, u);
-        found = true;
-    }
+    if (u->in_pool && u->pool == p && !(unstarted && u->started)) found = list_remove(p, u);
     if (pool_shared(p)) pool_unlock(p);
     return found;
 }

@@ -37,13 +37,11 @@ static inline bool pool_shared(const struct weft_pool_s *p)
 static inline void list_push(struct weft_pool_s *p, struct weft_unit_s *u)
 {
     if (p->kind == WEFT_POOL_LIFO) {
-        u->prev = NULL;
         u->next = p->head;
-        if (p->head) p->head->prev = u; else p->tail = u;
         p->head = u;
+        if (!p->tail) p->tail = u;
     } else {
         u->next = NULL;
-        u->prev = p->tail;
         if (p->tail) p->tail->next = u; else p->head = u;
         p->tail = u;
     }
@@ -52,14 +50,35 @@ static inline void list_push(struct weft_pool_s *p, struct weft_unit_s *u)
     atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
 }
 
-static inline void list_unlink(struct weft_pool_s *p, struct weft_unit_s *u)
+static inline struct weft_unit_s *list_pop(struct weft_pool_s *p)
 {
-    if (u->prev) u->prev->next = u->next; else p->head = u->next;
-    if (u->next) u->next->prev = u->prev; else p->tail = u->prev;
-    u->next = u->prev = NULL;
-    u->in_pool = 0;
-    p->size--;
-    atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
+    struct weft_unit_s *u = p->head;
+    if (u) {
+        p->head = u->next;
+        if (!p->head) p->tail = NULL;
+        u->in_pool = 0;
+        p->size--;
+        atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
+    }
+    return u;
+}
+
+/* Take `u` out of the middle: a scan (the lists are singly linked to keep
+ * push and pop to the fewest stores; only cancel and yield-to come here). */
+static inline bool list_remove(struct weft_pool_s *p, struct weft_unit_s *u)
+{
+    struct weft_unit_s *prev = NULL;
+    for (struct weft_unit_s *c = p->head; c; prev = c, c = c->next) {
+        if (c != u) continue;
+        if (prev) prev->next = u->next; else p->head = u->next;
+        if (p->tail == u) p->tail = prev;
+        u->next = NULL;
+        u->in_pool = 0;
+        p->size--;
+        atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
+        return true;
+    }
+    return false;
 }
 
 /* Caller has access: it owns the private pool, or the pool is MPMC. */
@@ -81,12 +100,10 @@ static inline struct weft_unit_s *pool_pop_unit(struct weft_pool_s *p)
         /* Skip the lock when the pool looks empty: schedulers poll often. */
         if (!atomic_load_explicit(&p->size_snapshot, memory_order_relaxed)) return NULL;
         pool_lock(p);
-        u = p->head;
-        if (u) list_unlink(p, u);
+        u = list_pop(p);
         pool_unlock(p);
     } else {
-        u = p->head;
-        if (u) list_unlink(p, u);
+        u = list_pop(p);
     }
     return u;
 }

@@ -131,6 +131,7 @@ static int init_primary(void)
     m->id = 0;
     m->pool = s->pools[0];
     m->home = xs; /* it must end where it began */
+    m->bound = 1;
     m->migratable = 0;
     m->started = 1;
     m->xs = xs;

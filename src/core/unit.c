@@ -25,14 +25,25 @@ static inline void counter_bump(_Atomic uint64_t *c)
                           memory_order_release);
 }
 
-static void futex_wait(_Atomic uint32_t *addr, uint32_t val)
+static void futex_wait(uint32_t *addr, uint32_t val)
 {
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 }
 
-static void futex_wake_all(_Atomic uint32_t *addr)
+static void futex_wake_all(uint32_t *addr)
 {
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+}
+
+/* The low half of the join word, where plain threads wait. */
+static inline uint32_t *jw_futex(struct weft_unit_s *u)
+{
+    return (uint32_t *)(void *)&u->jw;
+}
+
+static inline bool unit_done(struct weft_unit_s *u)
+{
+    return atomic_load_explicit(&u->jw, memory_order_acquire) == JW_DONE;
 }
 
 /* ---------- making units ready ---------- */
@@ -81,14 +92,13 @@ static void unit_finish(struct weft_xstream_s *xs, struct weft_unit_s *u)
         mem_unit_release(xs, u);
         return;
     }
-    /* Close the joiner slot, then publish the state: a joiner frees the
-     * unit as soon as it reads TERMINATED, so that store is our last touch
-     * of it (futex_wake below only needs the address, and descriptor memory
-     * outlives every handle). */
-    struct weft_unit_s *j = atomic_exchange_explicit(&u->joiner, JOINER_CLOSED, memory_order_acq_rel);
-    atomic_store_explicit(&u->state, WEFT_STATE_TERMINATED, memory_order_release);
-    if (j == JOINER_EXTERNAL) futex_wake_all(&u->state);
-    else if (j) unit_wake(xs, j);
+    /* One exchange publishes the end and collects the joiner. A joiner may
+     * free the unit as soon as it sees JW_DONE, so this is our last write to
+     * it (futex_wake only needs the address; descriptor memory outlives
+     * every handle). */
+    uintptr_t j = atomic_exchange_explicit(&u->jw, JW_DONE, memory_order_acq_rel);
+    if (j == JW_EXTERNAL) futex_wake_all(jw_futex(u));
+    else if (j) unit_wake(xs, (struct weft_unit_s *)j);
 }
 
 /* ---------- pending actions ---------- */
@@ -97,8 +107,8 @@ static void unit_block_join(struct weft_xstream_s *xs, struct weft_unit_s *u, st
 {
     atomic_store_explicit(&u->state, WEFT_STATE_BLOCKED, memory_order_relaxed);
     atomic_fetch_add_explicit(&u->pool->n_blocked, 1, memory_order_relaxed);
-    struct weft_unit_s *none = NULL;
-    if (!atomic_compare_exchange_strong_explicit(&target->joiner, &none, u, memory_order_acq_rel,
+    uintptr_t none = 0;
+    if (!atomic_compare_exchange_strong_explicit(&target->jw, &none, (uintptr_t)u, memory_order_acq_rel,
                                                  memory_order_acquire))
         unit_wake(xs, u); /* the target ended meanwhile */
 }
@@ -154,7 +164,7 @@ static bool ult_prepare(struct weft_xstream_s *xs, struct weft_unit_s *u)
  * the scheduler (tasklets run on the scheduler's stack). */
 static inline struct weft_unit_s *unit_claim(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
-    if (unlikely(u->home != NULL) && u->home != xs) {
+    if (unlikely(u->bound) && u->home != xs) {
         inbox_push(u->home, u);
         return NULL;
     }
@@ -167,7 +177,10 @@ static inline struct weft_unit_s *unit_claim(struct weft_xstream_s *xs, struct w
             unit_deliver(xs, u);
             return NULL;
         }
-        if (unlikely(!u->migratable)) u->home = xs;
+        if (unlikely(!u->migratable)) {
+            u->home = xs;
+            u->bound = 1;
+        }
         u->started = 1;
     }
     atomic_store_explicit(&u->state, WEFT_STATE_RUNNING, memory_order_relaxed);
@@ -210,13 +223,12 @@ static void ult_entry(void *arg)
 void unit_dispatch(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     if (u->kind == KIND_TASKLET) {
-        if (unlikely(u->home != NULL) && u->home != xs) {
+        if (unlikely(u->bound) && u->home != xs) {
             inbox_push(u->home, u);
             return;
         }
         u->started = 1;
         atomic_store_explicit(&u->state, WEFT_STATE_RUNNING, memory_order_relaxed);
-        u->xs = xs;
         xs->cur = u;
         u->fn(u->arg);
         xs->cur = xs->sched_unit;
@@ -264,7 +276,7 @@ static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
     u->stack_size = ult ? stack_size : 0; /* the stack comes at first run */
     u->xs = NULL;
     u->pool = p;
-    u->next = u->prev = NULL;
+    u->next = NULL;
     u->fn = fn;
     u->arg = arg;
     u->kind = ult ? KIND_ULT : KIND_TASKLET;
@@ -273,9 +285,9 @@ static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
     u->detached = out == NULL;
     u->cancelled = 0;
     u->migratable = migratable;
-    u->home = NULL;
+    u->bound = 0;
     atomic_store_explicit(&u->state, WEFT_STATE_READY, memory_order_relaxed);
-    atomic_store_explicit(&u->joiner, NULL, memory_order_relaxed);
+    atomic_store_explicit(&u->jw, 0, memory_order_relaxed);
     atomic_store_explicit(&u->join_claimed, 0, memory_order_relaxed);
     u->id = unit_next_id(xs);
     atomic_store_explicit(&u->magic, MAGIC_UNIT, memory_order_relaxed);
@@ -363,13 +375,16 @@ int weft_yield_to(weft_thread target)
     if (target->kind == KIND_TASKLET) return WEFT_ERR_STATE;
     struct weft_pool_s *p = target->pool;
     if (!p || !sched_has_pool(xs->sched, p)) return WEFT_ERR_CROSS_STREAM;
-    if (target->home && target->home != xs) return WEFT_ERR_CROSS_STREAM;
+    if (target->bound && target->home != xs) return WEFT_ERR_CROSS_STREAM;
     if (!pool_remove_unit(p, target)) return WEFT_ERR_STATE;
     if (!target->started && !ult_prepare(xs, target)) {
         pool_push_unit(p, target);
         return WEFT_ERR_NOMEM;
     }
-    if (!target->migratable && !target->home) target->home = xs;
+    if (!target->migratable && !target->bound) {
+        target->home = xs;
+        target->bound = 1;
+    }
     target->started = 1;
     atomic_store_explicit(&target->state, WEFT_STATE_RUNNING, memory_order_relaxed);
     unit_switch(xs, self, target, PEND_READY, NULL);
@@ -378,32 +393,12 @@ int weft_yield_to(weft_thread target)
 
 /* ---------- join and free ---------- */
 
-/* Wait out the short window between a terminator closing the joiner slot and
- * publishing TERMINATED. */
-static void wait_terminated(struct weft_unit_s *t)
-{
-    unsigned spins = 0;
-    while (atomic_load_explicit(&t->state, memory_order_acquire) != WEFT_STATE_TERMINATED) {
-        if (++spins < 256) cpu_relax();
-        else sched_yield();
-    }
-}
-
-static void join_from_ult(struct weft_xstream_s *xs, struct weft_unit_s *self, struct weft_unit_s *t)
-{
-    unit_switch(xs, self, unit_next_to_run(xs), PEND_JOIN, t);
-    wait_terminated(t);
-}
-
 static void join_from_thread(struct weft_unit_s *t)
 {
-    struct weft_unit_s *none = NULL;
-    if (atomic_compare_exchange_strong(&t->joiner, &none, JOINER_EXTERNAL)) {
-        uint32_t s;
-        while ((s = atomic_load_explicit(&t->state, memory_order_acquire)) != WEFT_STATE_TERMINATED)
-            futex_wait(&t->state, s);
-    } else {
-        wait_terminated(t);
+    uintptr_t none = 0;
+    if (atomic_compare_exchange_strong(&t->jw, &none, JW_EXTERNAL)) {
+        /* The futex word reads JW_EXTERNAL until the end turns it JW_DONE. */
+        while (!unit_done(t)) futex_wait(jw_futex(t), (uint32_t)JW_EXTERNAL);
     }
 }
 
@@ -418,10 +413,10 @@ static int unit_join(struct weft_unit_s *t)
     struct weft_unit_s *self = xs ? xs->cur : NULL;
     if (unlikely(t == self)) return WEFT_ERR_JOIN_SELF;
     if (atomic_load_explicit(&t->join_claimed, memory_order_acquire)) return WEFT_ERR_JOINED;
-    if (atomic_load_explicit(&t->state, memory_order_acquire) != WEFT_STATE_TERMINATED) {
+    if (!unit_done(t)) {
         if (unlikely(self && self->kind == KIND_TASKLET)) return WEFT_ERR_TASKLET_BLOCKS;
         atomic_store_explicit(&t->join_claimed, 1, memory_order_relaxed);
-        if (self) join_from_ult(xs, self, t);
+        if (self) unit_switch(xs, self, unit_next_to_run(xs), PEND_JOIN, t); /* woken once t ended */
         else join_from_thread(t);
     }
     atomic_store_explicit(&t->join_claimed, 2, memory_order_release);
@@ -507,7 +502,8 @@ int weft_thread_get_state(weft_thread t, weft_thread_state *state)
     int rc = unit_check(t);
     if (rc) return rc;
     if (!state) return WEFT_ERR_INVALID;
-    *state = (weft_thread_state)atomic_load_explicit(&t->state, memory_order_acquire);
+    *state = unit_done(t) ? WEFT_STATE_TERMINATED
+                          : (weft_thread_state)atomic_load_explicit(&t->state, memory_order_relaxed);
     return WEFT_OK;
 }
 
@@ -516,8 +512,7 @@ int weft_thread_was_cancelled(weft_thread t, int *cancelled)
     int rc = unit_check(t);
     if (rc) return rc;
     if (!cancelled) return WEFT_ERR_INVALID;
-    if (atomic_load_explicit(&t->state, memory_order_acquire) != WEFT_STATE_TERMINATED) *cancelled = 0;
-    else *cancelled = t->cancelled;
+    *cancelled = unit_done(t) && t->cancelled;
     return WEFT_OK;
 }
 

@@ -24,7 +24,7 @@ bool inbox_push(struct weft_xstream_s *xs, struct weft_unit_s *u)
     struct weft_unit_s *head = atomic_load_explicit(&xs->inbox, memory_order_relaxed);
     do {
         if (head == INBOX_CLOSED) return false;
-        u->inbox_next = head;
+        u->next = head;
     } while (!atomic_compare_exchange_weak_explicit(&xs->inbox, &head, u, memory_order_release,
                                                     memory_order_relaxed));
     return true;
@@ -51,15 +51,14 @@ void inbox_drain(struct weft_xstream_s *xs)
     struct weft_unit_s *u = atomic_exchange_explicit(&xs->inbox, NULL, memory_order_acquire);
     struct weft_unit_s *fifo = NULL;
     while (u) { /* reverse: arrival order */
-        struct weft_unit_s *n = u->inbox_next;
-        u->inbox_next = fifo;
+        struct weft_unit_s *n = u->next;
+        u->next = fifo;
         fifo = u;
         u = n;
     }
     while ((u = fifo)) {
-        fifo = u->inbox_next;
-        u->inbox_next = NULL;
-        if (u->home == xs) {
+        fifo = u->next;
+        if (u->bound && u->home == xs) {
             bound_push(xs, u);
         } else {
             struct weft_pool_s *p = u->pool;
