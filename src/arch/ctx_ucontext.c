@@ -18,6 +18,14 @@ static void uc_trampoline(unsigned eh, unsigned el, unsigned ah, unsigned al)
 void weft_ctx_make(weft_ctx *c, void *stack_lo, size_t size, void (*entry)(void *), void *arg)
 {
     getcontext(&c->uc);
+#if defined(__x86_64__)
+    /* getcontext copied the creator's FP control words; a new flow starts
+     * with the ABI's defaults, as with the assembly switch. */
+    if (c->uc.uc_mcontext.fpregs) {
+        c->uc.uc_mcontext.fpregs->cwd = 0x037F;
+        c->uc.uc_mcontext.fpregs->mxcsr = 0x1F80;
+    }
+#endif
     c->uc.uc_stack.ss_sp = stack_lo;
     c->uc.uc_stack.ss_size = size;
     c->uc.uc_link = NULL;
