@@ -1,5 +1,8 @@
 # The two entry points (see README.md). Each installs what a fresh Debian 12
 # machine lacks, then builds with CMake + Ninja.
+# Debian's interpreter: python3-matplotlib is installed for it.
+PYTHON ?= /usr/bin/python3
+
 .PHONY: all test bench bench-quick clean
 
 all:
@@ -12,11 +15,11 @@ test:
 
 bench:
 	@scripts/deps.sh bench
-	@python3 bench/run.py
+	@$(PYTHON) bench/run.py
 
 bench-quick:
 	@scripts/deps.sh bench
-	@python3 bench/run.py --quick
+	@$(PYTHON) bench/run.py --quick
 
 clean:
 	rm -rf build

@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Build and run weft's benchmark suite and its peers, then write the
+machine-readable results and the report.
+
+  make bench        full run: bench/results/latest.json, bench/report/
+  make bench-quick  fewer repetitions, same experiments: build/bench-quick/
+
+Each benchmark program prints one JSON object per measured point (see
+bench/bench_common.h). This script adds the machine description, writes
+the JSON file, one PNG plot per experiment and a Markdown report.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(ROOT, "build", "bench")
+
+# Program -> the runtimes it measures. A program that did not build (its
+# peer's packages are missing) makes those runtimes "absent".
+PROGRAMS = [
+    ("bench_weft", ["weft-ult", "weft-tasklet"]),
+    ("bench_pthreads", ["pthreads"]),
+    ("bench_boost", ["boost-context"]),
+]
+
+# Targets of the core-runtime issue, checked in the report (ns, 1 stream).
+TARGETS = [
+    ("create_join_per_stream", "weft-ult", "private", 1, 40.0, "ULT create+join per unit"),
+    ("create_join_per_stream", "weft-tasklet", "private", 1, 18.0, "tasklet create+join per unit"),
+    ("yield", "weft-ult", "private", 1, 22.0, "yield"),
+]
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw).stdout
+
+
+def first_line(cmd):
+    try:
+        return sh(cmd).splitlines()[0].strip()
+    except Exception:
+        return "absent"
+
+
+def dpkg_version(pkg):
+    try:
+        return sh(["dpkg-query", "-W", "-f=${Version}", pkg]).strip() or "absent"
+    except Exception:
+        return "absent"
+
+
+def build():
+    print("bench: configuring and building (Release) in build/bench", flush=True)
+    subprocess.run(["cmake", "-S", ROOT, "-B", BUILD, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+                    "-DWEFT_BUILD_TESTS=OFF", "-DWEFT_BUILD_EXAMPLES=OFF"], check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(["cmake", "--build", BUILD], check=True, stdout=subprocess.DEVNULL)
+
+
+def machine():
+    cpu = "unknown"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "kernel": platform.release(),
+        "compilers": {"gcc": first_line(["gcc", "--version"]), "g++": first_line(["g++", "--version"])},
+        "peers": {
+            "pthreads": "glibc " + platform.libc_ver()[1],
+            "boost-context": dpkg_version("libboost-context-dev"),
+        },
+    }
+
+
+def commit():
+    try:
+        c = sh(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"]).strip()
+        dirty = sh(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"]).strip()
+        return c + ("-dirty" if dirty else "")
+    except Exception:
+        return "unknown"
+
+
+def label(r):
+    return r["runtime"] + (f" ({r['pool']})" if "pool" in r else "")
+
+
+def run_programs(quick, streams):
+    results, absent = [], {}
+    for prog, runtimes in PROGRAMS:
+        path = os.path.join(BUILD, "bench", prog)
+        if not os.path.exists(path):
+            for rt in runtimes:
+                absent[rt] = f"{prog} was not built (its peer's packages are missing)"
+            print(f"bench: {prog}: absent", flush=True)
+            continue
+        cmd = [path, f"--streams={streams}"] + (["--quick"] if quick else [])
+        print(f"bench: running {prog}", flush=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        for line in proc.stdout:
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            r = json.loads(line)
+            if r["experiment"] == "create_join":
+                r["experiment"] = "create_join_per_stream"
+            results.append(r)
+            print(f"  {r['experiment']:<24} {label(r):<24} threads={r['threads']}  "
+                  f"median {r['median']:.1f} {r['unit']}  [{r['min']:.1f} .. {r['max']:.1f}]  ({r['runs']} runs)",
+                  flush=True)
+        if proc.wait() != 0:
+            sys.exit(f"bench: {prog} failed (exit {proc.returncode})")
+    return results, absent
+
+
+def plot(results, outdir):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("bench: matplotlib missing, no plots (install python3-matplotlib)", flush=True)
+        return []
+    pngs = []
+    for exp in sorted({r["experiment"] for r in results}):
+        rows = [r for r in results if r["experiment"] == exp]
+        fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=110)
+        for lab in sorted({label(r) for r in rows}):
+            pts = sorted((r["threads"], r["median"], r["min"], r["max"]) for r in rows if label(r) == lab)
+            xs = [p[0] for p in pts]
+            ys = [p[1] for p in pts]
+            err = [[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]]
+            style = "-o" if lab.startswith("weft") else "--s"
+            ax.errorbar(xs, ys, yerr=err, fmt=style, capsize=3, label=lab)
+        ax.set_yscale("log")
+        ax.set_xlabel("execution streams / threads")
+        ax.set_ylabel(f"time per operation ({rows[0]['unit']}, log)")
+        ax.set_xticks(sorted({r["threads"] for r in rows}))
+        ax.set_title(exp.replace("_", " "))
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        name = f"{exp}.png"
+        fig.savefig(os.path.join(outdir, name))
+        plt.close(fig)
+        pngs.append((exp, name))
+    return pngs
+
+
+def fmt(v):
+    return f"{v:.1f}" if v < 1000 else f"{v:,.0f}"
+
+
+def report(doc, absent, pngs, outdir, quick):
+    res = doc["results"]
+    m = doc["machine"]
+    out = []
+    out.append("# weft benchmark report\n")
+    out.append(f"Commit `{doc['commit']}`, {doc['date']}{' (quick run)' if quick else ''}. "
+               f"Produced by `make bench{'-quick' if quick else ''}`; raw numbers in "
+               f"`{'build/bench-quick' if quick else 'bench/results'}/latest.json`.\n")
+    out.append("## Summary\n")
+    out.append("For each experiment and thread count: weft's best time, the best peer's time "
+               "measured in the same run, and weft's advantage (peer / weft; above 1 means weft is faster).\n")
+    out.append("| experiment | threads | weft best | peer best | peer / weft |")
+    out.append("|---|---|---|---|---|")
+    for exp in sorted({r["experiment"] for r in res}):
+        for th in sorted({r["threads"] for r in res if r["experiment"] == exp}):
+            rows = [r for r in res if r["experiment"] == exp and r["threads"] == th]
+            w = [r for r in rows if r["runtime"].startswith("weft")]
+            p = [r for r in rows if not r["runtime"].startswith("weft")]
+            if not w:
+                continue
+            wb = min(w, key=lambda r: r["median"])
+            wcell = f"{fmt(wb['median'])} {wb['unit']} ({label(wb)})"
+            if p:
+                pb = min(p, key=lambda r: r["median"])
+                out.append(f"| {exp} | {th} | {wcell} | {fmt(pb['median'])} {pb['unit']} ({label(pb)}) | "
+                           f"{pb['median'] / wb['median']:.2f}x |")
+            else:
+                out.append(f"| {exp} | {th} | {wcell} | no peer measures this | |")
+    out.append("")
+    out.append("## Targets of the core runtime\n")
+    out.append("| what | target | measured (median) | met |")
+    out.append("|---|---|---|---|")
+    for exp, rt, pool, th, target, what in TARGETS:
+        r = [x for x in res if x["experiment"] == exp and x["runtime"] == rt and x.get("pool") == pool
+             and x["threads"] == th]
+        if r:
+            out.append(f"| {what} | <= {target:.0f} ns | {r[0]['median']:.1f} ns | "
+                       f"{'yes' if r[0]['median'] <= target else 'no'} |")
+    yt = [x for x in res if x["experiment"] == "yield_to" and x["runtime"] == "weft-ult" and x["threads"] == 1]
+    bc = [x for x in res if x["experiment"] == "yield_to" and x["runtime"] == "boost-context"]
+    if yt and bc:
+        ratio = yt[0]["median"] / bc[0]["median"]
+        out.append(f"| yield-to vs the Boost.Context switch | <= 1.30x | {ratio:.2f}x "
+                   f"({yt[0]['median']:.1f} vs {bc[0]['median']:.1f} ns) | {'yes' if ratio <= 1.3 else 'no'} |")
+    out.append("")
+    out.append("## Plots\n")
+    out.append("Median of the runs; the bars span min to max. Solid lines are weft, dashed lines peers.\n")
+    for exp, name in pngs:
+        out.append(f"### {exp}\n\n![{exp}]({name})\n")
+    out.append("## Experiments\n")
+    out.append("- **create_join_per_stream**: on every stream at once, a driver ULT creates 256 units into "
+               "its stream's pool and joins and frees them, 1,000 times; time per unit, mean over the streams "
+               "(seed 004, Figs. 6-7). `private` pools take no atomics; `shared` ones are MPMC (locked). "
+               "pthreads: one creator thread per stream creating and joining 256 OS threads (20 repetitions).")
+    out.append("- **yield**: two ULTs per stream yield to each other 200,000 times each; time per yield.")
+    out.append("- **yield_to**: the same with yield-to (no scheduler); boost-context is two raw "
+               "`jump_fcontext` contexts passing control, the floor for a user-level switch.")
+    out.append("")
+    out.append("## Method\n")
+    out.append("- Warm-up run first (caches filled, pages touched), then 15 runs per point (5 with `--quick`); "
+               "median, min and max over the runs. Every run checks that each unit ran exactly once.")
+    out.append("- weft streams are bound one per core (hwloc) when there are no more streams than cores; "
+               "peers run unbound, as their users run them.")
+    out.append("- All programs are built by CMake in Release mode (-O3) with the machine's gcc/g++.\n")
+    out.append("## Machine\n")
+    out.append(f"- CPU: {m['cpu']}, {m['cores']} cores; kernel {m['kernel']}")
+    out.append(f"- Compilers: {m['compilers']['gcc']}; {m['compilers']['g++']}")
+    for k, v in m["peers"].items():
+        out.append(f"- {k}: {v}")
+    for k, v in absent.items():
+        out.append(f"- **{k}: absent** ({v})")
+    out.append("")
+    with open(os.path.join(outdir, "README.md"), "w") as f:
+        f.write("\n".join(out))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions, same experiments")
+    ap.add_argument("--streams", type=int, default=2, help="largest stream count (powers of two up to it)")
+    args = ap.parse_args()
+    build()
+    results, absent = run_programs(args.quick, args.streams)
+    doc = {"machine": machine(), "commit": commit(),
+           "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "results": results}
+    if absent:
+        doc["absent"] = absent
+    if args.quick:
+        resdir = repdir = os.path.join(ROOT, "build", "bench-quick")
+    else:
+        resdir = os.path.join(ROOT, "bench", "results")
+        repdir = os.path.join(ROOT, "bench", "report")
+    os.makedirs(resdir, exist_ok=True)
+    os.makedirs(repdir, exist_ok=True)
+    with open(os.path.join(resdir, "latest.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+    pngs = plot(results, repdir)
+    report(doc, absent, pngs, repdir, args.quick)
+    print(f"bench: results in {os.path.relpath(resdir, ROOT)}/latest.json, "
+          f"report in {os.path.relpath(repdir, ROOT)}/README.md")
+
+
+if __name__ == "__main__":
+    main()
