@@ -10,6 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 JOBS=$(nproc)
+mkdir -p build
 passed=0; failed=0; failures=()
 
 # configure+build a tree, then run ctest with the given arguments

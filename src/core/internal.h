@@ -218,8 +218,6 @@ extern __thread struct weft_xstream_s *weft_tls_xs
 /* Internal functions                                                  */
 
 /* pool.c */
-WEFT_HIDDEN bool pool_remove_unit(struct weft_pool_s *p, struct weft_unit_s *u);
-WEFT_HIDDEN bool pool_remove_unstarted(struct weft_pool_s *p, struct weft_unit_s *u);
 WEFT_HIDDEN int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs);
 WEFT_HIDDEN void pool_detach(struct weft_pool_s *p);
 

@@ -6,26 +6,6 @@
 #include "internal.h"
 #include "pool_ops.h"
 
-/* Take `u` out of `p` if it is still there (and, with `unstarted`, has
- * never run). */
-static bool pool_take(struct weft_pool_s *p, struct weft_unit_s *u, bool unstarted)
-{
-    bool found = false;
-    if (pool_shared(p)) pool_lock(p);
-    if (u->in_pool && u->pool == p && !(unstarted && u->started)) found = list_remove(p, u);
-    if (pool_shared(p)) pool_unlock(p);
-    return found;
-}
-
-bool pool_remove_unit(struct weft_pool_s *p, struct weft_unit_s *u)
-{
-    return pool_take(p, u, false);
-}
-
-bool pool_remove_unstarted(struct weft_pool_s *p, struct weft_unit_s *u)
-{
-    return pool_take(p, u, true);
-}
 
 /* A scheduler on `xs` starts to use `p`. A private pool gets one owner. */
 int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs)

@@ -108,4 +108,18 @@ static inline struct weft_unit_s *pool_pop_unit(struct weft_pool_s *p)
     return u;
 }
 
+/* Take `u` out of `p` if it is still there (and, with `unstarted`, has
+ * never run). The head is the common case (yield-to a waiting peer). */
+static inline bool pool_take(struct weft_pool_s *p, struct weft_unit_s *u, bool unstarted)
+{
+    bool shared = pool_shared(p), found = false;
+    if (shared) pool_lock(p);
+    if (u->in_pool && u->pool == p && !(unstarted && u->started)) {
+        if (p->head == u) found = list_pop(p) == u;
+        else found = list_remove(p, u);
+    }
+    if (shared) pool_unlock(p);
+    return found;
+}
+
 #endif

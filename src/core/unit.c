@@ -126,6 +126,23 @@ void unit_run_pending(struct weft_xstream_s *xs)
     }
 }
 
+/* The pending action after a switch, with the commonest case inline: a
+ * yielder going back into a private pool of this stream. */
+static inline void run_pending_fast(struct weft_xstream_s *xs)
+{
+    if (likely(xs->pend == PEND_READY)) {
+        struct weft_unit_s *u = xs->pend_unit;
+        struct weft_pool_s *p = u->pool;
+        if (likely(p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner == xs)) {
+            xs->pend = PEND_NONE;
+            atomic_store_explicit(&u->state, WEFT_STATE_READY, memory_order_relaxed);
+            list_push(p, u);
+            return;
+        }
+    }
+    unit_run_pending(xs);
+}
+
 /* ---------- switching ---------- */
 
 /* Switch from `from` (running on xs) to `to`, leaving `pend` for the next
@@ -143,7 +160,7 @@ static inline void unit_switch(struct weft_xstream_s *xs, struct weft_unit_s *fr
     hook_switch_begin(from, to, false);
     weft_ctx_switch(&from->ctx, &to->ctx);
     hook_switch_end(from);
-    unit_run_pending(from->xs);
+    run_pending_fast(from->xs);
 }
 
 static void ult_entry(void *arg);
@@ -374,9 +391,13 @@ int weft_yield_to(weft_thread target)
     if (target == self) return WEFT_ERR_INVALID;
     if (target->kind == KIND_TASKLET) return WEFT_ERR_STATE;
     struct weft_pool_s *p = target->pool;
-    if (!p || !sched_has_pool(xs->sched, p)) return WEFT_ERR_CROSS_STREAM;
+    if (!p) return WEFT_ERR_STATE;
+    /* Same stream: a private pool this stream owns, or a pool its scheduler
+     * lists. */
+    if (p->access == WEFT_POOL_ACCESS_PRIVATE ? p->owner != xs : !sched_has_pool(xs->sched, p))
+        return WEFT_ERR_CROSS_STREAM;
     if (target->bound && target->home != xs) return WEFT_ERR_CROSS_STREAM;
-    if (!pool_remove_unit(p, target)) return WEFT_ERR_STATE;
+    if (!pool_take(p, target, false)) return WEFT_ERR_STATE;
     if (!target->started && !ult_prepare(xs, target)) {
         pool_push_unit(p, target);
         return WEFT_ERR_NOMEM;
@@ -464,7 +485,7 @@ int weft_thread_cancel(weft_thread t)
     if (!p) return WEFT_ERR_STATE;
     if (p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner && p->owner != xs)
         return WEFT_ERR_POOL_ACCESS;
-    if (!pool_remove_unstarted(p, t)) return WEFT_ERR_STATE;
+    if (!pool_take(p, t, true)) return WEFT_ERR_STATE;
     t->cancelled = 1;
     unit_finish(xs, t);
     return WEFT_OK;
