@@ -105,7 +105,7 @@ struct weft_pool_s {
     _Atomic uint32_t lock __attribute__((aligned(CACHE_LINE)));
     struct weft_unit_s *head, *tail;
     size_t size;
-    _Atomic size_t size_snapshot; /* size readable by any thread */
+    _Atomic size_t size_snapshot; /* MPMC pools: size readable without the lock */
 } __attribute__((aligned(CACHE_LINE)));
 
 struct weft_sched_s {
@@ -232,7 +232,6 @@ WEFT_HIDDEN int sched_make_owned(struct weft_sched_s **out);
 
 /* xstream.c */
 WEFT_HIDDEN void xs_sched_loop(struct weft_xstream_s *xs);
-WEFT_HIDDEN struct weft_unit_s *sched_pick(struct weft_xstream_s *xs);
 WEFT_HIDDEN void inbox_drain(struct weft_xstream_s *xs);
 WEFT_HIDDEN bool inbox_push(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN int xs_register(struct weft_xstream_s *xs);

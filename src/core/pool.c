@@ -54,7 +54,7 @@ int weft_pool_free(weft_pool *pool)
     struct weft_pool_s *p = *pool;
     int rc = pool_check(p);
     if (rc) return rc;
-    if (p->runtime_owned || atomic_load(&p->n_scheds) > 0 || atomic_load(&p->size_snapshot) > 0 ||
+    if (p->runtime_owned || atomic_load(&p->n_scheds) > 0 || pool_count(p) > 0 ||
         atomic_load(&p->n_blocked) > 0)
         return WEFT_ERR_BUSY;
     atomic_store(&p->magic, MAGIC_DEAD);
@@ -69,7 +69,7 @@ int weft_pool_size(weft_pool pool, size_t *n)
     if (rc) return rc;
     if (!n) return WEFT_ERR_INVALID;
     if ((rc = pool_local_access(pool))) return rc;
-    *n = atomic_load_explicit(&pool->size_snapshot, memory_order_relaxed);
+    *n = pool_count(pool);
     return WEFT_OK;
 }
 

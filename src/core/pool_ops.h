@@ -1,4 +1,5 @@
-/* Pool list operations, inline for the hot path (create, dispatch, yield).
+/* Pool list operations and the basic scheduler's pick, inline for the hot
+ * path (create, dispatch, yield).
  * Pools are intrusive doubly-linked lists of ready units (doubly linked so
  * that cancel and yield-to can take a unit out of the middle). A private
  * pool is touched by its owning stream only and takes no atomic
@@ -47,7 +48,6 @@ static inline void list_push(struct weft_pool_s *p, struct weft_unit_s *u)
     }
     u->in_pool = 1;
     p->size++;
-    atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
 }
 
 static inline struct weft_unit_s *list_pop(struct weft_pool_s *p)
@@ -58,7 +58,6 @@ static inline struct weft_unit_s *list_pop(struct weft_pool_s *p)
         if (!p->head) p->tail = NULL;
         u->in_pool = 0;
         p->size--;
-        atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
     }
     return u;
 }
@@ -75,7 +74,6 @@ static inline bool list_remove(struct weft_pool_s *p, struct weft_unit_s *u)
         u->next = NULL;
         u->in_pool = 0;
         p->size--;
-        atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
         return true;
     }
     return false;
@@ -87,6 +85,7 @@ static inline void pool_push_unit(struct weft_pool_s *p, struct weft_unit_s *u)
     if (pool_shared(p)) {
         pool_lock(p);
         list_push(p, u);
+        atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
         pool_unlock(p);
     } else {
         list_push(p, u);
@@ -101,11 +100,19 @@ static inline struct weft_unit_s *pool_pop_unit(struct weft_pool_s *p)
         if (!atomic_load_explicit(&p->size_snapshot, memory_order_relaxed)) return NULL;
         pool_lock(p);
         u = list_pop(p);
+        atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
         pool_unlock(p);
     } else {
         u = list_pop(p);
     }
     return u;
+}
+
+/* Ready units in `p`: exact for the owner of a private pool, a snapshot for
+ * an MPMC pool. */
+static inline size_t pool_count(struct weft_pool_s *p)
+{
+    return pool_shared(p) ? atomic_load_explicit(&p->size_snapshot, memory_order_acquire) : p->size;
 }
 
 /* Take `u` out of `p` if it is still there (and, with `unstarted`, has
@@ -118,8 +125,41 @@ static inline bool pool_take(struct weft_pool_s *p, struct weft_unit_s *u, bool 
         if (p->head == u) found = list_pop(p) == u;
         else found = list_remove(p, u);
     }
-    if (shared) pool_unlock(p);
+    if (shared) {
+        atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
+        pool_unlock(p);
+    }
     return found;
+}
+
+static inline struct weft_unit_s *bound_pop(struct weft_xstream_s *xs)
+{
+    struct weft_unit_s *u = xs->bound_head;
+    xs->bound_head = u->next;
+    if (!xs->bound_head) xs->bound_tail = NULL;
+    u->next = NULL;
+    return u;
+}
+
+/* The basic policy: a unit handed back to the scheduler (stash), units that
+ * must run here, then the pools in order. ULTs call this too when they give
+ * up the stream, and switch straight to what it returns (the scheduler's
+ * own context is then skipped: same policy, one switch less). */
+static inline struct weft_unit_s *sched_pick(struct weft_xstream_s *xs)
+{
+    struct weft_unit_s *u = xs->stash;
+    if (unlikely(u != NULL)) {
+        xs->stash = NULL;
+        return u;
+    }
+    if (unlikely(atomic_load_explicit(&xs->inbox, memory_order_relaxed) != NULL)) inbox_drain(xs);
+    if (unlikely(xs->bound_head != NULL)) return bound_pop(xs);
+    struct weft_sched_s *s = xs->sched;
+    for (int i = 0; i < s->npools; i++) {
+        u = pool_pop_unit(s->pools[i]);
+        if (u) return u;
+    }
+    return NULL;
 }
 
 #endif

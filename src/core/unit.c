@@ -271,7 +271,8 @@ static inline uint64_t unit_next_id(struct weft_xstream_s *xs)
 static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
                        const weft_thread_attr *attr, bool ult, weft_thread *out)
 {
-    if (!atomic_load_explicit(&weft_g.initialized, memory_order_acquire)) return WEFT_ERR_UNINIT;
+    struct weft_xstream_s *xs = weft_tls_xs; /* a stream implies a live runtime */
+    if (!xs && !atomic_load_explicit(&weft_g.initialized, memory_order_acquire)) return WEFT_ERR_UNINIT;
     if (out) *out = NULL;
     if (!fn) return WEFT_ERR_INVALID;
     int rc = pool_check(p);
@@ -287,7 +288,6 @@ static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
         migratable = attr->migratable != 0;
     }
 
-    struct weft_xstream_s *xs = weft_tls_xs;
     struct weft_unit_s *u = mem_unit_alloc(xs);
     if (!u) return WEFT_ERR_NOMEM;
     u->stack_size = ult ? stack_size : 0; /* the stack comes at first run */
@@ -456,6 +456,13 @@ int weft_thread_free(weft_thread *tp)
     struct weft_unit_s *t = *tp;
     int rc = unit_check(t);
     if (rc) return rc;
+    /* The common case: an ended, unjoined unit of ours. */
+    if (likely(t->kind < KIND_MAIN && !t->detached && unit_done(t) &&
+               atomic_load_explicit(&t->join_claimed, memory_order_relaxed) == 0)) {
+        mem_unit_release(weft_tls_xs, t);
+        *tp = NULL;
+        return WEFT_OK;
+    }
     uint8_t claimed = atomic_load_explicit(&t->join_claimed, memory_order_acquire);
     if (claimed == 1) return WEFT_ERR_BUSY; /* another thread is joining it */
     if (claimed == 0 && (rc = unit_join(t)) != WEFT_OK) return rc;

@@ -37,15 +37,6 @@ static void bound_push(struct weft_xstream_s *xs, struct weft_unit_s *u)
     xs->bound_tail = u;
 }
 
-static struct weft_unit_s *bound_pop(struct weft_xstream_s *xs)
-{
-    struct weft_unit_s *u = xs->bound_head;
-    xs->bound_head = u->next;
-    if (!xs->bound_head) xs->bound_tail = NULL;
-    u->next = NULL;
-    return u;
-}
-
 void inbox_drain(struct weft_xstream_s *xs)
 {
     struct weft_unit_s *u = atomic_exchange_explicit(&xs->inbox, NULL, memory_order_acquire);
@@ -72,27 +63,6 @@ void inbox_drain(struct weft_xstream_s *xs)
 
 /* ---------- the basic scheduler loop ---------- */
 
-/* The basic policy: a unit handed back to the scheduler (stash), units that
- * must run here, then the pools in order. ULTs call this too when they give
- * up the stream, and switch straight to what it returns (the scheduler's
- * own context is then skipped: same policy, one switch less). */
-struct weft_unit_s *sched_pick(struct weft_xstream_s *xs)
-{
-    struct weft_unit_s *u = xs->stash;
-    if (unlikely(u != NULL)) {
-        xs->stash = NULL;
-        return u;
-    }
-    if (unlikely(atomic_load_explicit(&xs->inbox, memory_order_relaxed) != NULL)) inbox_drain(xs);
-    if (unlikely(xs->bound_head != NULL)) return bound_pop(xs);
-    struct weft_sched_s *s = xs->sched;
-    for (int i = 0; i < s->npools; i++) {
-        u = pool_pop_unit(s->pools[i]);
-        if (u) return u;
-    }
-    return NULL;
-}
-
 /* A stream may end once nothing it schedules is ready or blocked. Closing
  * the inbox last makes the decision final: a push that comes later is
  * refused and goes straight into the (now unscheduled) pool. */
@@ -103,7 +73,7 @@ static bool xs_can_stop(struct weft_xstream_s *xs)
     for (int i = 0; i < s->npools; i++) {
         struct weft_pool_s *p = s->pools[i];
         if (atomic_load_explicit(&p->n_blocked, memory_order_acquire) > 0) return false;
-        if (atomic_load_explicit(&p->size_snapshot, memory_order_acquire) > 0) return false;
+        if (pool_count(p) > 0) return false; /* private pools here are ours */
     }
     struct weft_unit_s *empty = NULL;
     return atomic_compare_exchange_strong(&xs->inbox, &empty, INBOX_CLOSED);
@@ -472,7 +442,7 @@ int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched)
     for (int i = 0; i < old->npools; i++) {
         struct weft_pool_s *p = old->pools[i];
         if (sched_has_pool(sched, p)) continue;
-        if (atomic_load(&p->size_snapshot) > 0) return WEFT_ERR_BUSY;
+        if (pool_count(p) > 0) return WEFT_ERR_BUSY;
         /* The caller's own pool counts no blocked unit for it: it runs. */
         if (atomic_load(&p->n_blocked) > 0) return WEFT_ERR_BUSY;
     }
