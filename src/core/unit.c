@@ -290,7 +290,7 @@ static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
 
     struct weft_unit_s *u = mem_unit_alloc(xs);
     if (!u) return WEFT_ERR_NOMEM;
-    u->stack_size = ult ? stack_size : 0; /* the stack comes at first run */
+    if (ult) u->stack_size = stack_size; /* the stack comes at first run */
     u->xs = NULL;
     u->pool = p;
     u->next = NULL;
@@ -311,7 +311,8 @@ static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
     if (xs) counter_bump(&xs->n_created);
     else atomic_fetch_add(&weft_g.ext_created, 1);
     if (out) *out = u;
-    unit_deliver(xs, u);
+    if (likely(p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner == xs && xs)) list_push(p, u);
+    else unit_deliver(xs, u);
     return WEFT_OK;
 }
 
