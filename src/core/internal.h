@@ -261,6 +261,7 @@ WEFT_HIDDEN void guard_remove_handler(void);
 WEFT_HIDDEN int topo_init(void);
 WEFT_HIDDEN void topo_finalize(void);
 WEFT_HIDDEN int topo_num_cores(void);
+WEFT_HIDDEN int topo_count_cores(void);    /* also before topo_init() */
 WEFT_HIDDEN int topo_core_cpu(int core);   /* first logical CPU of a core */
 WEFT_HIDDEN int topo_bind_thread(pthread_t t, int cpu); /* cpu -1: unbind */
 WEFT_HIDDEN int topo_cpu_valid(int cpu);

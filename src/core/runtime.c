@@ -67,9 +67,7 @@ int weft_config_init(weft_config *cfg)
 {
     if (!cfg) return WEFT_ERR_INVALID;
     long n;
-    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) cores = CPU_COUNT(&set);
+    int cores = topo_count_cores(); /* cores, not hardware threads */
     if (cores < 1) cores = 1;
     cfg->num_xstreams = cores;
     cfg->stack_size = DEFAULT_STACK;

@@ -37,6 +37,22 @@ int topo_num_cores(void)
     return n > 0 ? n : 1;
 }
 
+/* Cores this process may use, before or after weft_init(). */
+int topo_count_cores(void)
+{
+    if (g_topo_ok) return topo_num_cores();
+    hwloc_topology_t t;
+    int n = 0;
+    if (hwloc_topology_init(&t) == 0) {
+        if (hwloc_topology_load(t) == 0) {
+            n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+            if (n <= 0) n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
+        }
+        hwloc_topology_destroy(t);
+    }
+    return n;
+}
+
 int topo_core_cpu(int core)
 {
     hwloc_obj_t c = hwloc_get_obj_by_type(g_topo, HWLOC_OBJ_CORE, (unsigned)core);
@@ -77,6 +93,13 @@ int topo_num_cores(void)
 {
     int n = CPU_COUNT(&g_allowed);
     return n > 0 ? n : 1;
+}
+
+int topo_count_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+    return CPU_COUNT(&set);
 }
 
 int topo_core_cpu(int core)
