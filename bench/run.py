@@ -129,6 +129,7 @@ def plot(results, outdir):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import matplotlib.ticker
     except ImportError:
         print("bench: matplotlib missing, no plots (install python3-matplotlib)", flush=True)
         return []
@@ -144,6 +145,10 @@ def plot(results, outdir):
             style = "-o" if lab.startswith("weft") else "--s"
             ax.errorbar(xs, ys, yerr=err, fmt=style, capsize=3, label=lab)
         ax.set_yscale("log")
+        plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 10 else f"{v:g}")
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
+        ax.tick_params(axis="y", which="minor", labelsize=7)
         ax.set_xlabel("execution streams / threads")
         ax.set_ylabel(f"time per operation ({rows[0]['unit']}, log)")
         ax.set_xticks(sorted({r["threads"] for r in rows}))
