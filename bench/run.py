@@ -147,8 +147,12 @@ def plot(results, outdir):
         ax.set_yscale("log")
         plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 10 else f"{v:g}")
         ax.yaxis.set_major_formatter(plain)
-        ax.yaxis.set_minor_formatter(plain)
-        ax.tick_params(axis="y", which="minor", labelsize=7)
+        lo, hi = min(r["min"] for r in rows), max(r["max"] for r in rows)
+        if hi / lo < 20:  # within about a decade, label the minor ticks too
+            ax.yaxis.set_minor_formatter(plain)
+            ax.tick_params(axis="y", which="minor", labelsize=7)
+        else:
+            ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel("execution streams / threads")
         ax.set_ylabel(f"time per operation ({rows[0]['unit']}, log)")
         ax.set_xticks(sorted({r["threads"] for r in rows}))
