@@ -29,4 +29,16 @@
 
 #define CHECK_OK(call) CHECK_RC(call, WEFT_OK)
 
+/* The first pool of the caller's stream (the caller is a ULT or tasklet). */
+static inline weft_pool self_pool(void)
+{
+    weft_xstream xs;
+    weft_pool pool;
+    int n;
+    CHECK_OK(weft_xstream_self(&xs));
+    CHECK_OK(weft_xstream_get_pools(xs, 1, &pool, &n));
+    CHECK(n >= 1);
+    return pool;
+}
+
 #endif

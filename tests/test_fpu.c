@@ -38,11 +38,7 @@ int main(void)
     CHECK_OK(weft_config_init(&cfg));
     cfg.num_xstreams = 1;
     CHECK_OK(weft_init(&cfg));
-    weft_xstream xs;
-    weft_pool pool;
-    int n;
-    CHECK_OK(weft_xstream_self(&xs));
-    CHECK_OK(weft_xstream_get_pools(xs, 1, &pool, &n));
+    weft_pool pool = self_pool();
     weft_thread a, b;
     CHECK_OK(weft_thread_create(pool, a_body, NULL, NULL, &a));
     CHECK_OK(weft_thread_create(pool, b_body, NULL, NULL, &b));

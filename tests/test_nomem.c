@@ -30,11 +30,7 @@ static int child(void)
     CHECK_OK(weft_config_init(&cfg));
     cfg.num_xstreams = 1;
     CHECK_OK(weft_init(&cfg));
-    weft_xstream xs;
-    weft_pool pool;
-    int n;
-    CHECK_OK(weft_xstream_self(&xs));
-    CHECK_OK(weft_xstream_get_pools(xs, 1, &pool, &n));
+    weft_pool pool = self_pool();
     weft_thread *t = calloc(MAX_UNITS, sizeof *t);
     g_runs = calloc(MAX_UNITS, sizeof *g_runs);
     CHECK(t && g_runs);

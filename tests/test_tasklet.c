@@ -38,11 +38,7 @@ static void tasklet_body(void *arg)
 int main(void)
 {
     CHECK_OK(weft_init(NULL));
-    weft_xstream xs;
-    weft_pool pool;
-    int n;
-    CHECK_OK(weft_xstream_self(&xs));
-    CHECK_OK(weft_xstream_get_pools(xs, 1, &pool, &n));
+    weft_pool pool = self_pool();
 
     int release = 0;
     struct probe p = {0};

@@ -46,11 +46,7 @@ static void nested(void *arg)
         n->sum = 1;
         return;
     }
-    weft_xstream xs;
-    weft_pool pool;
-    int np;
-    CHECK_OK(weft_xstream_self(&xs));
-    CHECK_OK(weft_xstream_get_pools(xs, 1, &pool, &np));
+    weft_pool pool = self_pool();
     struct nest kids[2] = {{n->depth - 1, 0}, {n->depth - 1, 0}};
     weft_thread t[2];
     for (int i = 0; i < 2; i++) CHECK_OK(weft_thread_create(pool, nested, &kids[i], NULL, &t[i]));
@@ -61,11 +57,7 @@ static void nested(void *arg)
 int main(void)
 {
     CHECK_OK(weft_init(NULL));
-    weft_xstream xs;
-    weft_pool pool;
-    int np;
-    CHECK_OK(weft_xstream_self(&xs));
-    CHECK_OK(weft_xstream_get_pools(xs, 1, &pool, &np));
+    weft_pool pool = self_pool();
 
     /* Argument, self, ids. */
     int flag = 0;
