@@ -157,10 +157,7 @@ struct weft_xstream_s {
     int cpu;                        /* bound CPU or -1 */
     struct weft_xstream_s *dead_next; /* freed streams, released at finalize */
     pthread_t thread;
-    struct weft_sched_s *default_sched; /* runtime-created, freed with the stream */
     void *altstack;                 /* signal stack of this OS thread */
-    void *native_stack_lo;          /* the OS thread's own stack */
-    size_t native_stack_size;
 } __attribute__((aligned(CACHE_LINE)));
 
 static inline int unit_check(struct weft_unit_s *u)
@@ -237,7 +234,6 @@ WEFT_HIDDEN bool inbox_push(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN int xs_register(struct weft_xstream_s *xs);
 WEFT_HIDDEN void xs_unregister(struct weft_xstream_s *xs);
 WEFT_HIDDEN int xs_check(struct weft_xstream_s *xs);
-WEFT_HIDDEN int xs_start(struct weft_xstream_s *xs);
 WEFT_HIDDEN int xs_stop_and_join(struct weft_xstream_s *xs);
 WEFT_HIDDEN struct weft_xstream_s *xs_alloc(void);
 WEFT_HIDDEN void xs_release(struct weft_xstream_s *xs);

@@ -51,7 +51,12 @@ static int stack_map(struct weft_unit_s *u, size_t size)
     void *m = mmap(NULL, size + guard, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (m == MAP_FAILED) return WEFT_ERR_NOMEM;
-    if (mprotect(m, guard, PROT_NONE) != 0) atomic_fetch_add(&weft_g.unguarded_stacks, 1);
+    if (mprotect(m, guard, PROT_NONE) != 0 && atomic_fetch_add(&weft_g.unguarded_stacks, 1) == 0) {
+        static const char msg[] = "weft: the kernel's map count is exhausted (vm.max_map_count); "
+                                  "new ULT stacks get no guard page from now on\n";
+        ssize_t w = write(2, msg, sizeof msg - 1);
+        (void)w;
+    }
     u->stack_map = m;
     u->stack_lo = (char *)m + guard;
     u->stack_size = size;
