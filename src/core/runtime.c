@@ -187,6 +187,7 @@ int weft_init(const weft_config *cfg)
     atomic_store(&weft_g.ext_created, 0);
     atomic_store(&weft_g.ext_finished, 0);
     atomic_store(&weft_g.ext_next_id, 1); /* 0 is the main ULT */
+    atomic_store(&weft_g.unguarded_stacks, 0);
 
     if ((rc = topo_init())) goto fail;
     if ((rc = guard_install_handler())) goto fail;
