@@ -128,7 +128,7 @@ struct stack_cache {
     size_t n;
 };
 
-enum xs_state { XS_CREATED = 0, XS_RUNNING, XS_TERMINATED };
+enum xs_state { XS_CREATED = 0, XS_RUNNING, XS_TERMINATED, XS_FAILED };
 
 struct weft_xstream_s {
     /* --- hot, owner-only --- */

@@ -133,7 +133,7 @@ void mem_stack_put_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
 /* ---------- descriptors ---------- */
 
 /* Under weft_g.lock: a fresh slab into g_plain. */
-static int slab_new(void)
+static int slab_new(struct unit_cache *into)
 {
     struct slab *s = aligned_alloc(CACHE_LINE, sizeof *s);
     if (!s) return WEFT_ERR_NOMEM;
@@ -142,7 +142,7 @@ static int slab_new(void)
     g_slabs = s;
     for (int i = SLAB_UNITS - 1; i >= 0; i--) {
         atomic_store_explicit(&s->units[i].magic, MAGIC_DEAD, memory_order_relaxed);
-        cache_push(&g_plain, &s->units[i]);
+        cache_push(into, &s->units[i]);
     }
     return WEFT_OK;
 }
@@ -152,7 +152,14 @@ struct weft_unit_s *mem_unit_alloc_slow(struct weft_xstream_s *xs)
 {
     struct weft_unit_s *u;
     pthread_mutex_lock(&weft_g.lock);
-    if (!g_plain.head && slab_new() != WEFT_OK) {
+    if (xs && !g_plain.head) {
+        /* A stream takes a whole new slab: descriptors of different streams
+         * never sit side by side. */
+        int rc = slab_new(&xs->unit_cache);
+        pthread_mutex_unlock(&weft_g.lock);
+        return rc == WEFT_OK ? cache_pop(&xs->unit_cache) : NULL;
+    }
+    if (!g_plain.head && slab_new(&g_plain) != WEFT_OK) {
         pthread_mutex_unlock(&weft_g.lock);
         return NULL;
     }

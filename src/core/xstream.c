@@ -192,13 +192,23 @@ static void *xs_thread_main(void *arg)
 {
     struct weft_xstream_s *xs = arg;
     weft_tls_xs = xs;
+    /* The scheduler's descriptor is written on every switch: take it from
+     * this stream's own slab, away from other streams' hot lines. */
+    struct weft_unit_s *su = mem_unit_alloc(xs);
+    if (!su) {
+        weft_tls_xs = NULL;
+        atomic_store_explicit(&xs->state, XS_FAILED, memory_order_release);
+        return NULL;
+    }
+    su->kind = KIND_SCHED;
+    atomic_store(&su->magic, MAGIC_UNIT);
+    xs->sched_unit = su;
     guard_install_thread(xs);
-    struct weft_unit_s *su = xs->sched_unit;
     native_stack(&su->stack_lo, &su->stack_size);
     hook_fiber_create(su, true);
     su->xs = xs;
     xs->cur = su;
-    atomic_store(&xs->state, XS_RUNNING);
+    atomic_store_explicit(&xs->state, XS_RUNNING, memory_order_release);
 
     xs_sched_loop(xs);
 
@@ -263,15 +273,7 @@ int weft_xstream_create(weft_sched sched, weft_xstream *out)
 
     struct weft_xstream_s *xs = xs_alloc();
     if (!xs) return WEFT_ERR_NOMEM;
-    struct weft_unit_s *su = mem_unit_alloc(weft_tls_xs);
-    if (!su) {
-        free(xs);
-        return WEFT_ERR_NOMEM;
-    }
-    su->kind = KIND_SCHED;
-    atomic_store(&su->magic, MAGIC_UNIT);
-    xs->sched_unit = su;
-    if ((rc = sched_attach(sched, xs))) goto fail_unit;
+    if ((rc = sched_attach(sched, xs))) goto fail_xs;
     xs->sched = sched;
     if ((rc = xs_register(xs))) goto fail_sched;
     if (weft_g.bind_default) {
@@ -295,13 +297,21 @@ int weft_xstream_create(weft_sched sched, weft_xstream *out)
         xs_unregister(xs);
         goto fail_sched;
     }
+    /* Wait for the thread to set itself up: its failure is ours to report. */
+    int st;
+    while ((st = atomic_load_explicit(&xs->state, memory_order_acquire)) == XS_CREATED) sched_yield();
+    if (st == XS_FAILED) {
+        pthread_join(xs->thread, NULL);
+        xs_unregister(xs);
+        rc = WEFT_ERR_NOMEM;
+        goto fail_sched;
+    }
     *out = xs;
     return WEFT_OK;
 
 fail_sched:
     sched_detach(sched);
-fail_unit:
-    mem_unit_release(weft_tls_xs, su);
+fail_xs:
     atomic_store(&xs->magic, MAGIC_DEAD);
     free(xs);
     return rc;
