@@ -258,6 +258,45 @@ int weft_tasklet_create(weft_pool pool, void (*fn)(void *), void *arg, weft_thre
 /* As weft_tasklet_create(), into the first pool of stream xs's scheduler. */
 int weft_tasklet_create_to(weft_xstream xs, void (*fn)(void *), void *arg, weft_thread *out);
 
+/* Work-first creation: create a ULT and run it at once on the caller's
+ * stream; the caller goes back to its pool and continues when its scheduler
+ * picks it (for recursive, divide-and-conquer code). The new ULT's home pool
+ * is the caller's. out NULL: detached.
+ * Errors: WEFT_ERR_NOT_WEFT, WEFT_ERR_TASKLET_BLOCKS, WEFT_ERR_INVALID (NULL
+ * fn, bad stack size), WEFT_ERR_NOMEM. Context: ULT. */
+int weft_thread_create_first(void (*fn)(void *), void *arg, const weft_thread_attr *attr, weft_thread *out);
+
+/* Reuse the descriptor of an ended unit (joined or not, not freed): it
+ * becomes a ready unit of the same kind running fn(arg) in `pool`, with the
+ * same handle and id, to be joined again.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (NULL fn), WEFT_ERR_STATE (not
+ * ended, detached, or the main ULT). Context: any. */
+int weft_thread_revive(weft_pool pool, void (*fn)(void *), void *arg, weft_thread unit);
+
+/* Move `unit` to `pool`: the caller itself (it continues on a stream that
+ * serves `pool`), or a unit waiting in a pool the caller may take from. Safe
+ * against concurrent joins.
+ * Errors: WEFT_ERR_HANDLE; WEFT_ERR_STATE (running elsewhere, blocked, ended,
+ * or not migratable: created with migratable = 0 and already run, or the main
+ * ULT); WEFT_ERR_POOL_ACCESS (waiting in another stream's private pool);
+ * WEFT_ERR_TASKLET_BLOCKS (a tasklet moving itself).
+ * Context: ULT for itself; any for a waiting unit. */
+int weft_thread_migrate(weft_thread unit, weft_pool pool);
+
+/* As weft_thread_migrate(), to the first pool of stream xs's scheduler. */
+int weft_thread_migrate_to_xstream(weft_thread unit, weft_xstream xs);
+
+/* Join `n` units. With the basic scheduler, joining units that wait on the
+ * caller's stream costs about n+1 context switches: each ending unit passes
+ * the stream straight to the next one. All handles are checked before any is
+ * joined. Errors: WEFT_ERR_INVALID (n < 0, NULL array), as weft_thread_join()
+ * for each unit. Context: as weft_thread_join(). */
+int weft_thread_join_many(int n, const weft_thread *units);
+
+/* Join and release `n` units; each units[i] becomes NULL.
+ * Errors: as weft_thread_join_many(). Context: as weft_thread_join(). */
+int weft_thread_free_many(int n, weft_thread *units);
+
 /* Wait until `unit` has finished. A ULT caller is suspended and its stream
  * runs other work; a plain thread blocks on a futex. A unit is joined once.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_JOIN_SELF, WEFT_ERR_JOINED,

@@ -268,8 +268,9 @@ static inline uint64_t unit_next_id(struct weft_xstream_s *xs)
     return xs->next_id++;
 }
 
+/* Make a unit of `p`. With `held`, the caller gets it instead of the pool. */
 static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
-                       const weft_thread_attr *attr, bool ult, weft_thread *out)
+                       const weft_thread_attr *attr, bool ult, weft_thread *out, struct weft_unit_s **held)
 {
     struct weft_xstream_s *xs = weft_tls_xs; /* a stream implies a live runtime */
     if (!xs && !atomic_load_explicit(&weft_g.initialized, memory_order_acquire)) return WEFT_ERR_UNINIT;
@@ -311,7 +312,8 @@ static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
     if (xs) counter_bump(&xs->n_created);
     else atomic_fetch_add(&weft_g.ext_created, 1);
     if (out) *out = u;
-    if (likely(p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner == xs && xs)) list_push(p, u);
+    if (held) *held = u;
+    else if (likely(p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner == xs && xs)) list_push(p, u);
     else unit_deliver(xs, u);
     return WEFT_OK;
 }
@@ -327,12 +329,12 @@ int weft_thread_attr_init(weft_thread_attr *attr)
 int weft_thread_create(weft_pool pool, void (*fn)(void *), void *arg, const weft_thread_attr *attr,
                        weft_thread *out)
 {
-    return unit_create(pool, fn, arg, attr, true, out);
+    return unit_create(pool, fn, arg, attr, true, out, NULL);
 }
 
 int weft_tasklet_create(weft_pool pool, void (*fn)(void *), void *arg, weft_thread *out)
 {
-    return unit_create(pool, fn, arg, NULL, false, out);
+    return unit_create(pool, fn, arg, NULL, false, out, NULL);
 }
 
 static int xs_first_pool(struct weft_xstream_s *xs, struct weft_pool_s **p)
@@ -351,7 +353,7 @@ int weft_thread_create_to(weft_xstream xs, void (*fn)(void *), void *arg, const 
     if (out) *out = NULL;
     if (!atomic_load(&weft_g.initialized)) return WEFT_ERR_UNINIT;
     int rc = xs_first_pool(xs, &p);
-    return rc ? rc : unit_create(p, fn, arg, attr, true, out);
+    return rc ? rc : unit_create(p, fn, arg, attr, true, out, NULL);
 }
 
 int weft_tasklet_create_to(weft_xstream xs, void (*fn)(void *), void *arg, weft_thread *out)
@@ -360,7 +362,7 @@ int weft_tasklet_create_to(weft_xstream xs, void (*fn)(void *), void *arg, weft_
     if (out) *out = NULL;
     if (!atomic_load(&weft_g.initialized)) return WEFT_ERR_UNINIT;
     int rc = xs_first_pool(xs, &p);
-    return rc ? rc : unit_create(p, fn, arg, NULL, false, out);
+    return rc ? rc : unit_create(p, fn, arg, NULL, false, out, NULL);
 }
 
 /* ---------- yield ---------- */
@@ -399,17 +401,22 @@ int weft_yield_to(weft_thread target)
         return WEFT_ERR_CROSS_STREAM;
     if (target->bound && target->home != xs) return WEFT_ERR_CROSS_STREAM;
     if (!pool_take(p, target, false)) return WEFT_ERR_STATE;
-    if (!target->started && !ult_prepare(xs, target)) {
-        pool_push_unit(p, target);
-        return WEFT_ERR_NOMEM;
-    }
-    if (!target->migratable && !target->bound) {
-        target->home = xs;
-        target->bound = 1;
-    }
-    target->started = 1;
-    atomic_store_explicit(&target->state, WEFT_STATE_RUNNING, memory_order_relaxed);
+    if (!unit_claim(xs, target)) return WEFT_ERR_NOMEM; /* no stack: it went back to its pool */
     unit_switch(xs, self, target, PEND_READY, NULL);
+    return WEFT_OK;
+}
+
+int weft_thread_create_first(void (*fn)(void *), void *arg, const weft_thread_attr *attr, weft_thread *out)
+{
+    if (out) *out = NULL;
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (!xs) return WEFT_ERR_NOT_WEFT;
+    struct weft_unit_s *self = xs->cur, *u;
+    if (self->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
+    int rc = unit_create(self->pool, fn, arg, attr, true, out, &u);
+    if (rc) return rc;
+    /* Without a stack for it now, it simply waits in the pool (help-first). */
+    if ((u = unit_claim(xs, u)) != NULL) unit_switch(xs, self, u, PEND_READY, NULL);
     return WEFT_OK;
 }
 
@@ -470,6 +477,91 @@ int weft_thread_free(weft_thread *tp)
     mem_unit_release(weft_tls_xs, t);
     *tp = NULL;
     return WEFT_OK;
+}
+
+int weft_thread_join_many(int n, const weft_thread *units)
+{
+    if (n < 0 || (n > 0 && !units)) return WEFT_ERR_INVALID;
+    for (int i = 0; i < n; i++) {
+        int rc = unit_check(units[i]);
+        if (rc) return rc;
+    }
+    /* In order: when they wait on our stream, the first join runs them one
+     * after the other, each ending unit switching straight to the next. */
+    for (int i = 0; i < n; i++) {
+        int rc = unit_join(units[i]);
+        if (rc) return rc;
+    }
+    return WEFT_OK;
+}
+
+int weft_thread_free_many(int n, weft_thread *units)
+{
+    int rc = weft_thread_join_many(n, units);
+    if (rc) return rc;
+    for (int i = 0; i < n; i++)
+        if ((rc = weft_thread_free(&units[i])) != WEFT_OK) return rc;
+    return WEFT_OK;
+}
+
+int weft_thread_revive(weft_pool pool, void (*fn)(void *), void *arg, weft_thread t)
+{
+    int rc = unit_check(t);
+    if (rc) return rc;
+    if ((rc = pool_check(pool))) return rc;
+    if (!fn) return WEFT_ERR_INVALID;
+    if (t->kind >= KIND_MAIN || t->detached || !unit_done(t) ||
+        atomic_load_explicit(&t->join_claimed, memory_order_acquire) == 1)
+        return WEFT_ERR_STATE;
+    struct weft_xstream_s *xs = weft_tls_xs;
+    /* Its stack went back at its end; a ULT gets one again at first run. */
+    t->fn = fn;
+    t->arg = arg;
+    t->pool = pool;
+    t->xs = NULL;
+    t->next = NULL;
+    t->started = 0;
+    t->cancelled = 0;
+    t->bound = 0;
+    atomic_store_explicit(&t->state, WEFT_STATE_READY, memory_order_relaxed);
+    atomic_store_explicit(&t->join_claimed, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->jw, 0, memory_order_release);
+    if (xs) counter_bump(&xs->n_created);
+    else atomic_fetch_add(&weft_g.ext_created, 1);
+    unit_deliver(xs, t);
+    return WEFT_OK;
+}
+
+int weft_thread_migrate(weft_thread t, weft_pool pool)
+{
+    int rc = unit_check(t);
+    if (rc) return rc;
+    if ((rc = pool_check(pool))) return rc;
+    if (t->kind >= KIND_MAIN || (t->started && !t->migratable) || unit_done(t)) return WEFT_ERR_STATE;
+    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_unit_s *self = xs ? xs->cur : NULL;
+    if (t == self) {
+        if (t->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
+        /* Leave with a new home pool: the requeue after the switch delivers
+         * it there, through the owner's inbox if another stream owns it. */
+        t->pool = pool;
+        unit_switch(xs, self, unit_next_to_run(xs), PEND_READY, NULL);
+        return WEFT_OK;
+    }
+    struct weft_pool_s *p = t->pool;
+    if (!p) return WEFT_ERR_STATE;
+    if (p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner && p->owner != xs) return WEFT_ERR_POOL_ACCESS;
+    if (!pool_take(p, t, false)) return WEFT_ERR_STATE; /* running, blocked or in transit */
+    t->pool = pool;
+    unit_deliver(xs, t);
+    return WEFT_OK;
+}
+
+int weft_thread_migrate_to_xstream(weft_thread t, weft_xstream target)
+{
+    struct weft_pool_s *p;
+    int rc = xs_first_pool(target, &p);
+    return rc ? rc : weft_thread_migrate(t, p);
 }
 
 /* ---------- exit, cancel, queries ---------- */
