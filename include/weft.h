@@ -223,6 +223,14 @@ int weft_pool_pop(weft_pool pool, weft_thread *unit);
  * Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_NOMEM. Context: any. */
 int weft_sched_create_basic(int npools, const weft_pool *pools, weft_sched *out);
 
+/* A random work-stealing scheduler: it runs units of pools[0] (the
+ * stream's own) first; when that is empty it takes from the other pools,
+ * starting at a random one. Pools other streams steal from must be MPMC (a
+ * private pool can serve one scheduler only). Stolen units keep their home
+ * pool: a yield sends them back there. 1 <= npools <= 16.
+ * Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_NOMEM. Context: any. */
+int weft_sched_create_randws(int npools, const weft_pool *pools, weft_sched *out);
+
 /* Free a scheduler that no stream uses; *sched becomes NULL. Its pools are
  * not freed. Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY.
  * Context: any. */

@@ -108,9 +108,12 @@ struct weft_pool_s {
     _Atomic size_t size_snapshot; /* MPMC pools: size readable without the lock */
 } __attribute__((aligned(CACHE_LINE)));
 
+enum sched_policy { SCHED_BASIC = 0, SCHED_RANDWS = 1 };
+
 struct weft_sched_s {
     _Atomic uint32_t magic;
     uint8_t runtime_owned;
+    uint8_t policy;                    /* enum sched_policy */
     struct weft_xstream_s *_Atomic xs; /* the stream running it, or NULL */
     int npools;
     struct weft_pool_s *pools[WEFT_MAX_POOLS];
@@ -143,6 +146,7 @@ struct weft_xstream_s {
     struct unit_cache unit_cache;   /* free descriptors */
     struct stack_cache stack_cache; /* free default-size stacks */
     uint64_t next_id, id_end;       /* a block of unit ids reserved by this stream */
+    uint64_t rng;                   /* xorshift state: work-stealing victims */
     _Atomic uint64_t n_created;     /* written by this stream only */
     _Atomic uint64_t n_finished;    /* written by this stream only */
     /* --- shared --- */

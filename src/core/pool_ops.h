@@ -141,8 +141,9 @@ static inline struct weft_unit_s *bound_pop(struct weft_xstream_s *xs)
     return u;
 }
 
-/* The basic policy: a unit handed back to the scheduler (stash), units that
- * must run here, then the pools in order. ULTs call this too when they give
+/* The built-in policies: a unit handed back to the scheduler (stash), units
+ * that must run here, then the pools: in order (basic), or own pool first and
+ * the others from a random one (work stealing). ULTs call this too when they give
  * up the stream, and switch straight to what it returns (the scheduler's
  * own context is then skipped: same policy, one switch less). */
 static inline struct weft_unit_s *sched_pick(struct weft_xstream_s *xs)
@@ -155,8 +156,24 @@ static inline struct weft_unit_s *sched_pick(struct weft_xstream_s *xs)
     if (unlikely(atomic_load_explicit(&xs->inbox, memory_order_relaxed) != NULL)) inbox_drain(xs);
     if (unlikely(xs->bound_head != NULL)) return bound_pop(xs);
     struct weft_sched_s *s = xs->sched;
-    for (int i = 0; i < s->npools; i++) {
-        u = pool_pop_unit(s->pools[i]);
+    if (likely(s->policy == SCHED_BASIC)) {
+        for (int i = 0; i < s->npools; i++) {
+            u = pool_pop_unit(s->pools[i]);
+            if (u) return u;
+        }
+        return NULL;
+    }
+    /* Random work stealing: our own pool first, then the others, starting
+     * at a random one so that thieves spread over their victims. */
+    if ((u = pool_pop_unit(s->pools[0])) != NULL || s->npools == 1) return u;
+    uint64_t r = xs->rng;
+    r ^= r << 13;
+    r ^= r >> 7;
+    r ^= r << 17;
+    xs->rng = r;
+    int others = s->npools - 1, start = (int)(r % (uint64_t)others);
+    for (int k = 0; k < others; k++) {
+        u = pool_pop_unit(s->pools[1 + (start + k) % others]);
         if (u) return u;
     }
     return NULL;

@@ -1,5 +1,6 @@
-/* Schedulers. This layer has one policy, the basic scheduler: pools are
- * polled in order and the first ready unit runs (xstream.c holds the loop).
+/* Schedulers. Two built-in policies (pool_ops.h, sched_pick): basic, pools
+ * polled in order; random work stealing, own pool first, then the others
+ * from a random one. xstream.c holds the loop.
  * A scheduler serves one stream at a time. */
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,13 @@ int weft_sched_create_basic(int npools, const weft_pool *pools, weft_sched *out)
             if (pools[j] == pools[i]) return WEFT_ERR_INVALID;
     }
     return sched_new(npools, pools, out);
+}
+
+int weft_sched_create_randws(int npools, const weft_pool *pools, weft_sched *out)
+{
+    int rc = weft_sched_create_basic(npools, pools, out);
+    if (rc == WEFT_OK) (*out)->policy = SCHED_RANDWS;
+    return rc;
 }
 
 int weft_sched_free(weft_sched *sched)

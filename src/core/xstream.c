@@ -126,6 +126,7 @@ struct weft_xstream_s *xs_alloc(void)
     memset(xs, 0, sizeof *xs);
     xs->cpu = -1;
     xs->rank = -1;
+    xs->rng = 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)xs; /* any nonzero seed */
     atomic_store(&xs->magic, MAGIC_XS);
     return xs;
 }
