@@ -189,6 +189,37 @@ int weft_xstream_get_pools(weft_xstream xs, int max, weft_pool *pools, int *n);
  * Errors: WEFT_ERR_INVALID, WEFT_ERR_NOMEM. Context: any. */
 int weft_pool_create(weft_pool_kind kind, weft_pool_access access, weft_pool *out);
 
+/* A user-defined pool: weft calls these to hold ready units. For an MPMC
+ * pool weft calls them under the pool's lock; a private pool's run on its
+ * owning stream only, so the operations need no synchronisation of their
+ * own. weft keeps the size and each unit's in-pool state. */
+typedef struct weft_pool_ops {
+    /* Hold `unit`. Must not fail: keep per-unit data in
+     * weft_thread_pool_data(unit) instead of allocating. */
+    void (*push)(void *state, weft_thread unit);
+    /* Give back the unit to run next; only called when the pool holds one. */
+    weft_thread (*pop)(void *state);
+    /* Take out `unit`, which the pool holds (for cancel and yield-to).
+     * NULL: such requests fail with WEFT_ERR_STATE. */
+    void (*remove)(void *state, weft_thread unit);
+    /* Called by weft_pool_free(); may be NULL. */
+    void (*free)(void *state);
+} weft_pool_ops;
+
+/* Create a pool run by `ops` over `state` (both kept by reference).
+ * Errors: WEFT_ERR_INVALID (NULL ops, push or pop; bad access), WEFT_ERR_NOMEM.
+ * Context: any. */
+int weft_pool_create_user(const weft_pool_ops *ops, void *state, weft_pool_access access, weft_pool *out);
+
+/* Two words of storage in each unit for the pool that holds it (a user
+ * pool links units through them). Valid while the unit is in the pool.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
+int weft_thread_pool_data(weft_thread unit, void ***data);
+
+/* The argument the unit was created with.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
+int weft_thread_get_arg(weft_thread unit, void **arg);
+
 /* Free an empty pool that no scheduler uses; *pool becomes NULL.
  * Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY. Context: any. */
 int weft_pool_free(weft_pool *pool);

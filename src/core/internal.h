@@ -84,6 +84,7 @@ struct weft_unit_s {
     /* --- cold --- */
     uint64_t id;
     struct weft_xstream_s *home;       /* may only run on this stream */
+    void *pool_data[2];                /* for a user-defined pool */
     void *stack_map;                   /* mmap base (guard page first), or NULL */
     size_t stack_size;                 /* usable bytes above the guard (wanted, for a ULT not yet run) */
     void *stack_lo;                    /* lowest usable stack byte */
@@ -93,9 +94,11 @@ struct weft_unit_s {
 } __attribute__((aligned(CACHE_LINE)));
 _Static_assert(offsetof(struct weft_unit_s, cancelled) < CACHE_LINE, "hot fields fit one cache line");
 
+#define POOL_KIND_USER 2 /* beside WEFT_POOL_FIFO and WEFT_POOL_LIFO */
+
 struct weft_pool_s {
     _Atomic uint32_t magic;
-    uint8_t kind;      /* weft_pool_kind */
+    uint8_t kind;      /* weft_pool_kind or POOL_KIND_USER */
     uint8_t access;    /* weft_pool_access */
     uint8_t runtime_owned; /* created by the runtime for a default layout */
     struct weft_xstream_s *owner; /* private pools: the stream that pops */
@@ -106,6 +109,8 @@ struct weft_pool_s {
     struct weft_unit_s *head, *tail;
     size_t size;
     _Atomic size_t size_snapshot; /* MPMC pools: size readable without the lock */
+    weft_pool_ops ops;            /* POOL_KIND_USER */
+    void *ops_state;
 } __attribute__((aligned(CACHE_LINE)));
 
 enum sched_policy { SCHED_BASIC = 0, SCHED_RANDWS = 1 };

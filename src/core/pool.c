@@ -48,6 +48,19 @@ int weft_pool_create(weft_pool_kind kind, weft_pool_access access, weft_pool *ou
     return WEFT_OK;
 }
 
+int weft_pool_create_user(const weft_pool_ops *ops, void *state, weft_pool_access access, weft_pool *out)
+{
+    if (!out) return WEFT_ERR_INVALID;
+    *out = NULL;
+    if (!ops || !ops->push || !ops->pop) return WEFT_ERR_INVALID;
+    int rc = weft_pool_create(WEFT_POOL_FIFO, access, out);
+    if (rc) return rc;
+    (*out)->kind = POOL_KIND_USER;
+    (*out)->ops = *ops;
+    (*out)->ops_state = state;
+    return WEFT_OK;
+}
+
 int weft_pool_free(weft_pool *pool)
 {
     if (!pool) return WEFT_ERR_INVALID;
@@ -58,6 +71,7 @@ int weft_pool_free(weft_pool *pool)
         atomic_load(&p->n_blocked) > 0)
         return WEFT_ERR_BUSY;
     atomic_store(&p->magic, MAGIC_DEAD);
+    if (p->kind == POOL_KIND_USER && p->ops.free) p->ops.free(p->ops_state);
     free(p);
     *pool = NULL;
     return WEFT_OK;

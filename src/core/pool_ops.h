@@ -37,7 +37,9 @@ static inline bool pool_shared(const struct weft_pool_s *p)
 
 static inline void list_push(struct weft_pool_s *p, struct weft_unit_s *u)
 {
-    if (p->kind == WEFT_POOL_LIFO) {
+    if (unlikely(p->kind == POOL_KIND_USER)) {
+        p->ops.push(p->ops_state, u);
+    } else if (p->kind == WEFT_POOL_LIFO) {
         u->next = p->head;
         p->head = u;
         if (!p->tail) p->tail = u;
@@ -52,7 +54,16 @@ static inline void list_push(struct weft_pool_s *p, struct weft_unit_s *u)
 
 static inline struct weft_unit_s *list_pop(struct weft_pool_s *p)
 {
-    struct weft_unit_s *u = p->head;
+    struct weft_unit_s *u;
+    if (unlikely(p->kind == POOL_KIND_USER)) {
+        u = p->size ? p->ops.pop(p->ops_state) : NULL;
+        if (u) {
+            u->in_pool = 0;
+            p->size--;
+        }
+        return u;
+    }
+    u = p->head;
     if (u) {
         p->head = u->next;
         if (!p->head) p->tail = NULL;
@@ -66,6 +77,13 @@ static inline struct weft_unit_s *list_pop(struct weft_pool_s *p)
  * push and pop to the fewest stores; only cancel and yield-to come here). */
 static inline bool list_remove(struct weft_pool_s *p, struct weft_unit_s *u)
 {
+    if (unlikely(p->kind == POOL_KIND_USER)) {
+        if (!p->ops.remove) return false;
+        p->ops.remove(p->ops_state, u); /* it holds u: in_pool said so */
+        u->in_pool = 0;
+        p->size--;
+        return true;
+    }
     struct weft_unit_s *prev = NULL;
     for (struct weft_unit_s *c = p->head; c; prev = c, c = c->next) {
         if (c != u) continue;
@@ -122,7 +140,7 @@ static inline bool pool_take(struct weft_pool_s *p, struct weft_unit_s *u, bool 
     bool shared = pool_shared(p), found = false;
     if (shared) pool_lock(p);
     if (u->in_pool && u->pool == p && !(unstarted && u->started)) {
-        if (p->head == u) found = list_pop(p) == u;
+        if (p->head == u && p->kind != POOL_KIND_USER) found = list_pop(p) == u;
         else found = list_remove(p, u);
     }
     if (shared) {

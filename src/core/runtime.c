@@ -173,10 +173,15 @@ int weft_init(const weft_config *cfg)
         return WEFT_ERR_INIT;
     }
     weft_config c;
-    int rc = WEFT_OK;
+    int rc = topo_init(); /* first: the defaults count its cores */
+    if (rc) {
+        pthread_mutex_unlock(&g_init_lock);
+        return rc;
+    }
     if (cfg) c = *cfg;
     else rc = weft_config_init(&c);
     if (rc || !config_valid(&c)) {
+        topo_finalize();
         pthread_mutex_unlock(&g_init_lock);
         return WEFT_ERR_INVALID;
     }
@@ -189,7 +194,6 @@ int weft_init(const weft_config *cfg)
     atomic_store(&weft_g.ext_next_id, 1); /* 0 is the main ULT */
     atomic_store(&weft_g.unguarded_stacks, 0);
 
-    if ((rc = topo_init())) goto fail;
     if ((rc = guard_install_handler())) goto fail;
     if ((rc = init_primary())) goto fail;
     atomic_store_explicit(&weft_g.initialized, 1, memory_order_release);

@@ -609,6 +609,24 @@ int weft_thread_id(weft_thread t, uint64_t *id)
     return WEFT_OK;
 }
 
+int weft_thread_pool_data(weft_thread t, void ***data)
+{
+    int rc = unit_check(t);
+    if (rc) return rc;
+    if (!data) return WEFT_ERR_INVALID;
+    *data = t->pool_data;
+    return WEFT_OK;
+}
+
+int weft_thread_get_arg(weft_thread t, void **arg)
+{
+    int rc = unit_check(t);
+    if (rc) return rc;
+    if (!arg) return WEFT_ERR_INVALID;
+    *arg = t->arg;
+    return WEFT_OK;
+}
+
 int weft_thread_is_tasklet(weft_thread t, int *is_tasklet)
 {
     int rc = unit_check(t);
