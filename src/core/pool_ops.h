@@ -140,7 +140,7 @@ static inline bool pool_take(struct weft_pool_s *p, struct weft_unit_s *u, bool 
     bool shared = pool_shared(p), found = false;
     if (shared) pool_lock(p);
     if (u->in_pool && u->pool == p && !(unstarted && u->started)) {
-        if (p->head == u && p->kind != POOL_KIND_USER) found = list_pop(p) == u;
+        if (p->head == u) found = list_pop(p) == u; /* never true for a user pool: no head */
         else found = list_remove(p, u);
     }
     if (shared) {
