@@ -29,6 +29,15 @@
 
 #define CHECK_OK(call) CHECK_RC(call, WEFT_OK)
 
+/* weft_init() with the environment's defaults but `nstreams` streams. */
+static inline void start_weft(int nstreams)
+{
+    weft_config cfg;
+    CHECK_OK(weft_config_init(&cfg));
+    cfg.num_xstreams = nstreams;
+    CHECK_OK(weft_init(&cfg));
+}
+
 /* The first pool of the caller's stream (the caller is a ULT or tasklet). */
 static inline weft_pool self_pool(void)
 {

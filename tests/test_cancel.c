@@ -13,10 +13,7 @@ static void wait_go(void *arg)
 
 int main(void)
 {
-    weft_config cfg;
-    CHECK_OK(weft_config_init(&cfg));
-    cfg.num_xstreams = 2;
-    CHECK_OK(weft_init(&cfg));
+    start_weft(2);
     weft_pool spare;
     CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &spare));
 

@@ -34,10 +34,7 @@ int main(void)
     printf("fpu: skipped (built without WEFT_PRESERVE_FPU)\n");
     return 77;
 #else
-    weft_config cfg;
-    CHECK_OK(weft_config_init(&cfg));
-    cfg.num_xstreams = 1;
-    CHECK_OK(weft_init(&cfg));
+    start_weft(1);
     weft_pool pool = self_pool();
     weft_thread a, b;
     CHECK_OK(weft_thread_create(pool, a_body, NULL, NULL, &a));

@@ -37,10 +37,7 @@ static void joins_other(void *arg)
 
 int main(void)
 {
-    weft_config cfg;
-    CHECK_OK(weft_config_init(&cfg));
-    cfg.num_xstreams = 2;
-    CHECK_OK(weft_init(&cfg));
+    start_weft(2);
     weft_xstream xs1;
     CHECK_OK(weft_xstream_get(1, &xs1));
 

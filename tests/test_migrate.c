@@ -56,10 +56,7 @@ static void hold_stream(void *arg)
 
 int main(void)
 {
-    weft_config cfg;
-    CHECK_OK(weft_config_init(&cfg));
-    cfg.num_xstreams = 2;
-    CHECK_OK(weft_init(&cfg));
+    start_weft(2);
     CHECK_OK(weft_xstream_get(0, &g_xs[0]));
     CHECK_OK(weft_xstream_get(1, &g_xs[1]));
     weft_pool p0 = self_pool(), p1;

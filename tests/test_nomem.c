@@ -26,10 +26,7 @@ static void body(void *arg)
 
 static int child(void)
 {
-    weft_config cfg;
-    CHECK_OK(weft_config_init(&cfg));
-    cfg.num_xstreams = 1;
-    CHECK_OK(weft_init(&cfg));
+    start_weft(1);
     weft_pool pool = self_pool();
     weft_thread *t = calloc(MAX_UNITS, sizeof *t);
     g_runs = calloc(MAX_UNITS, sizeof *g_runs);

@@ -54,10 +54,7 @@ static void order_test(weft_pool_kind kind, weft_pool_access access, const char 
 
 int main(void)
 {
-    weft_config cfg;
-    CHECK_OK(weft_config_init(&cfg));
-    cfg.num_xstreams = 2;
-    CHECK_OK(weft_init(&cfg));
+    start_weft(2);
 
     order_test(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_PRIVATE, "abcd");
     order_test(WEFT_POOL_LIFO, WEFT_POOL_ACCESS_PRIVATE, "dcba");

@@ -36,10 +36,7 @@ static void work_yield(void *arg)
 
 int main(void)
 {
-    weft_config cfg;
-    CHECK_OK(weft_config_init(&cfg));
-    cfg.num_xstreams = 1;
-    CHECK_OK(weft_init(&cfg));
+    start_weft(1);
     weft_pool p[2], rev[2];
     CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &p[0]));
     CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &p[1]));

@@ -60,10 +60,7 @@ static void count(void *arg) { __atomic_fetch_add((int *)((struct job *)arg)->n,
 
 int main(void)
 {
-    weft_config cfg;
-    CHECK_OK(weft_config_init(&cfg));
-    cfg.num_xstreams = 1;
-    CHECK_OK(weft_init(&cfg));
+    start_weft(1);
     const weft_pool_ops ops = {edf_push, edf_pop, edf_remove, edf_free};
     weft_pool p;
     weft_pool_ops bad = ops;

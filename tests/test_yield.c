@@ -32,10 +32,7 @@ static void yielder_to_b(void *arg)
 
 int main(void)
 {
-    weft_config cfg;
-    CHECK_OK(weft_config_init(&cfg));
-    cfg.num_xstreams = 2;
-    CHECK_OK(weft_init(&cfg));
+    start_weft(2);
     weft_xstream xs, other;
     weft_pool pool, other_pool;
     int n;
