@@ -52,6 +52,7 @@ enum {
     WEFT_ERR_PRIMARY = 15,        /* not allowed on (or only allowed on) the primary stream */
     WEFT_ERR_SYS = 16,            /* an OS call failed (thread creation, binding) */
     WEFT_ERR_UNSUPPORTED = 17,    /* not available in this build or on this machine */
+    WEFT_ERR_SCHED_BLOCKS = 18,   /* a scheduler's own context tried to block */
 };
 
 /* A static string naming the error `err`. Never NULL. Any context. */
@@ -168,13 +169,17 @@ int weft_xstream_set_cpubind(weft_xstream xs, int cpu);
 int weft_xstream_get_cpubind(weft_xstream xs, int *cpu);
 
 /* Replace the main scheduler of `xs`. The old scheduler's pools that the new
- * one lacks must be empty with no blocked units; the old scheduler becomes
- * free to use elsewhere (or to free). If the caller runs on `xs` and its pool
- * is not among the new scheduler's pools, it moves to the new first pool.
+ * one lacks must be empty with no blocked units. If the caller's pool is not
+ * among the new scheduler's pools, it moves to the new first pool. The
+ * caller goes through the scheduler once: when this returns, the new
+ * scheduler runs and the old one's run function has returned (a
+ * user-defined one must return once weft_sched_has_to_stop says so), so the
+ * old one may be freed or used elsewhere.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_BUSY (sched in use, or old pools still
  * hold work), WEFT_ERR_POOL_ACCESS, WEFT_ERR_CROSS_STREAM (xs is another
- * running stream: replace a stream's scheduler from that stream).
- * Context: ULT on xs. */
+ * running stream: replace a stream's scheduler from that stream),
+ * WEFT_ERR_STATE (a stacked scheduler runs on xs now),
+ * WEFT_ERR_SCHED_BLOCKS (called by a scheduler). Context: ULT on xs. */
 int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched);
 
 /* Up to `max` pools of the stream's main scheduler, in order; *n gets the
@@ -249,18 +254,108 @@ int weft_pool_pop(weft_pool pool, weft_thread *unit);
 /* ------------------------------------------------------------------ */
 /* Schedulers                                                          */
 
-/* A basic scheduler: takes the next unit from its first non-empty pool, in
- * the order given. The pools array is copied; 1 <= npools <= 16.
+/* Built-in schedulers. Each copies the pools array (1 <= npools <= 16; no
+ * pool twice) and serves one stream at a time, as a stream's main scheduler
+ * or stacked (weft_pool_add_sched). Each checks its events every 64 picks:
+ * stop and finish requests, its replacement, and, when stacked, a turn for
+ * the scheduler below it.
  * Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_NOMEM. Context: any. */
+
+/* Basic: takes from its pools in turn, starting after the pool that gave the
+ * last unit, so that no pool starves. */
 int weft_sched_create_basic(int npools, const weft_pool *pools, weft_sched *out);
 
-/* A random work-stealing scheduler: it runs units of pools[0] (the
- * stream's own) first; when that is empty it takes from the other pools,
- * starting at a random one. Pools other streams steal from must be MPMC (a
- * private pool can serve one scheduler only). Stolen units keep their home
- * pool: a yield sends them back there. 1 <= npools <= 16.
- * Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_NOMEM. Context: any. */
+/* Priority: pools[0] first, pools[1] only when pools[0] is empty, and so on. */
+int weft_sched_create_prio(int npools, const weft_pool *pools, weft_sched *out);
+
+/* Random work stealing: it runs units of pools[0] (the stream's own) first;
+ * when that is empty it takes from the other pools, starting at a random one.
+ * Pools other streams steal from must be shared (a private pool serves one
+ * scheduler only). Stolen units keep their home pool: a yield sends them
+ * back there. */
 int weft_sched_create_randws(int npools, const weft_pool *pools, weft_sched *out);
+
+/* A user-defined scheduler. `run` is its loop: it takes units from its pools
+ * (weft_pool_pop), runs each with weft_sched_run_unit(), calls
+ * weft_sched_check_events() now and then, and returns once
+ * weft_sched_has_to_stop() says so. While it runs, ULTs that yield, block or
+ * end hand the stream back to it; it must not block itself (joins and waits
+ * fail with WEFT_ERR_SCHED_BLOCKS) but may weft_yield() to the scheduler
+ * below it when stacked. */
+typedef struct weft_sched_ops {
+    /* Called by weft_sched_create(); nonzero fails the creation with that
+     * code. May be NULL. */
+    int (*init)(weft_sched sched);
+    /* Required. Runs on the scheduler's context of the stream it serves. */
+    void (*run)(weft_sched sched);
+    /* Called by weft_sched_free(); may be NULL. */
+    void (*free)(weft_sched sched);
+    /* The pool where units migrating to its stream go
+     * (weft_thread_migrate_to_xstream, weft_*_create_to). NULL: pools[0]. */
+    weft_pool (*get_migration_pool)(weft_sched sched);
+} weft_sched_ops;
+
+/* Create a user-defined scheduler over `pools` with `ops` (copied) and
+ * `data` (kept by reference, see weft_sched_get_data).
+ * Errors: WEFT_ERR_INVALID (NULL ops or run, bad pools), WEFT_ERR_HANDLE,
+ * WEFT_ERR_NOMEM, or the code init returned. Context: any. */
+int weft_sched_create(const weft_sched_ops *ops, int npools, const weft_pool *pools, void *data,
+                      weft_sched *out);
+
+/* The data given to weft_sched_create() (NULL for a built-in scheduler).
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
+int weft_sched_get_data(weft_sched sched, void **data);
+
+/* Up to `max` of the scheduler's pools, in order; *n gets their number.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
+int weft_sched_get_pools(weft_sched sched, int max, weft_pool *pools, int *n);
+
+/* Run `unit`, taken by the scheduler from `pool` with weft_pool_pop(), on
+ * the scheduler's stream; returns when the unit yields, blocks or ends.
+ * `pool` becomes the unit's home pool (where a yield puts it back). Then
+ * runs units that must run on this stream and arrived meanwhile.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_STATE (unit in a pool, running, ended),
+ * WEFT_ERR_CROSS_STREAM (the caller is not this scheduler's context).
+ * Context: the scheduler's run function. */
+int weft_sched_run_unit(weft_sched sched, weft_thread unit, weft_pool pool);
+
+/* *stop = 1 when the run function must return: the stream is stopping and
+ * nothing is left, the scheduler was replaced as the main scheduler, or,
+ * stacked, it is automatic or finishing and its pools are empty with no
+ * blocked unit. Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID,
+ * WEFT_ERR_CROSS_STREAM (not called from the scheduler's context).
+ * Context: the scheduler's run function. */
+int weft_sched_has_to_stop(weft_sched sched, int *stop);
+
+/* Housekeeping a scheduler owes the runtime every few units: move units that
+ * other streams sent to this stream into place, run units that must run
+ * here, and, when stacked, give the scheduler below a turn (this returns when
+ * this scheduler runs again). Errors: WEFT_ERR_HANDLE,
+ * WEFT_ERR_CROSS_STREAM. Context: the scheduler's run function. */
+int weft_sched_check_events(weft_sched sched);
+
+/* Stack `sched` on `pool`: it becomes a unit of the pool and, when the
+ * scheduler serving the pool picks it, runs on that stream (and stays
+ * there) scheduling its own pools until it stops; then its pools are free
+ * again and it may be stacked again or freed. It gives the stream back to
+ * the scheduler below when it has nothing to run, every 64 picks, and when
+ * its context calls weft_yield(). A stacked scheduler is automatic by
+ * default: it stops once its pools are empty and none of its units is
+ * blocked. Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (pool is one of its
+ * own), WEFT_ERR_BUSY (sched in use or stacked already), WEFT_ERR_POOL_ACCESS
+ * (one of its private pools is used by another scheduler), WEFT_ERR_NOMEM.
+ * Context: any. */
+int weft_pool_add_sched(weft_pool pool, weft_sched sched);
+
+/* automatic = 0: a stacked scheduler keeps running (and yielding to the one
+ * below when idle) until weft_sched_finish(); 1 (default): it stops when it
+ * runs out of work. Must be finished before weft_finalize().
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
+int weft_sched_set_automatic(weft_sched sched, int automatic);
+
+/* Ask a stacked scheduler to stop once its pools are empty and none of its
+ * units is blocked. Errors: WEFT_ERR_HANDLE. Context: any. */
+int weft_sched_finish(weft_sched sched);
 
 /* Free a scheduler that no stream uses; *sched becomes NULL. Its pools are
  * not freed. Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY.
@@ -301,8 +396,8 @@ int weft_tasklet_create_to(weft_xstream xs, void (*fn)(void *), void *arg, weft_
  * stream; the caller goes back to its pool and continues when its scheduler
  * picks it (for recursive, divide-and-conquer code). The new ULT's home pool
  * is the caller's. out NULL: detached.
- * Errors: WEFT_ERR_NOT_WEFT, WEFT_ERR_TASKLET_BLOCKS, WEFT_ERR_INVALID (NULL
- * fn, bad stack size), WEFT_ERR_NOMEM. Context: ULT. */
+ * Errors: WEFT_ERR_NOT_WEFT, WEFT_ERR_TASKLET_BLOCKS, WEFT_ERR_SCHED_BLOCKS,
+ * WEFT_ERR_INVALID (NULL fn, bad stack size), WEFT_ERR_NOMEM. Context: ULT. */
 int weft_thread_create_first(void (*fn)(void *), void *arg, const weft_thread_attr *attr, weft_thread *out);
 
 /* Reuse the descriptor of an ended unit (joined or not, not freed): it
@@ -339,7 +434,8 @@ int weft_thread_free_many(int n, weft_thread *units);
 /* Wait until `unit` has finished. A ULT caller is suspended and its stream
  * runs other work; a plain thread blocks on a futex. A unit is joined once.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_JOIN_SELF, WEFT_ERR_JOINED,
- * WEFT_ERR_TASKLET_BLOCKS (caller is a tasklet and the unit has not ended).
+ * WEFT_ERR_TASKLET_BLOCKS (caller is a tasklet and the unit has not ended),
+ * WEFT_ERR_SCHED_BLOCKS (caller is a scheduler and the unit has not ended).
  * Context: ULT, thread; tasklet only for a unit that has already ended. */
 int weft_thread_join(weft_thread unit);
 
@@ -350,6 +446,8 @@ int weft_thread_free(weft_thread *unit);
 
 /* Give the stream to its scheduler; the caller goes back to its pool and
  * runs again when the scheduler picks it. From a plain thread: sched_yield().
+ * From a stacked scheduler's context: the scheduler below gets a turn; from
+ * a main scheduler's context: nothing.
  * Errors: WEFT_ERR_TASKLET_BLOCKS. Context: ULT, thread. */
 int weft_yield(void);
 
@@ -357,9 +455,10 @@ int weft_yield(void);
  * caller's stream, without going through the scheduler; the caller goes
  * back to its pool.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_NOT_WEFT, WEFT_ERR_TASKLET_BLOCKS,
- * WEFT_ERR_JOIN_SELF (target is the caller), WEFT_ERR_STATE (target not
- * waiting in a pool, or a tasklet), WEFT_ERR_CROSS_STREAM (target's pool is
- * not one of this stream's scheduler). Context: ULT. */
+ * WEFT_ERR_SCHED_BLOCKS (caller is a scheduler), WEFT_ERR_INVALID (target
+ * is the caller), WEFT_ERR_STATE (target not waiting in a pool, a tasklet or
+ * a scheduler), WEFT_ERR_CROSS_STREAM (target's pool is not one of this
+ * stream's scheduler). Context: ULT. */
 int weft_yield_to(weft_thread target);
 
 /* The running unit. Errors: WEFT_ERR_NOT_WEFT, WEFT_ERR_INVALID.

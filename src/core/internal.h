@@ -40,8 +40,12 @@
 #define WEFT_MAX_POOLS 16
 #define WEFT_MIN_STACK (16u * 1024u)
 #define WEFT_MAX_STACK ((size_t)1 << 30)
+#define WEFT_SCHED_STACK (256u * 1024u) /* a scheduler context: tasklets run on it */
 
-enum unit_kind { KIND_ULT = 0, KIND_TASKLET = 1, KIND_MAIN = 2, KIND_SCHED = 3 };
+/* KIND_SCHED is a stream's own scheduler context; KIND_STACKED a scheduler
+ * that was pushed into a pool and runs as a unit with a stack of its own.
+ * Kinds from KIND_MAIN on cannot be joined, freed, migrated or cancelled. */
+enum unit_kind { KIND_ULT = 0, KIND_TASKLET = 1, KIND_MAIN = 2, KIND_SCHED = 3, KIND_STACKED = 4 };
 
 /* What the code that gains control after a switch must finish for the unit
  * that gave it up. Doing it there, not before the switch, means the unit is
@@ -113,16 +117,38 @@ struct weft_pool_s {
     void *ops_state;
 } __attribute__((aligned(CACHE_LINE)));
 
-enum sched_policy { SCHED_BASIC = 0, SCHED_RANDWS = 1 };
+enum sched_policy { SCHED_BASIC = 0, SCHED_PRIO, SCHED_RANDWS, SCHED_USER };
+
+/* A built-in scheduler checks its events (stop and finish requests, a
+ * replacement, its parent's turn when stacked) every this many picks. */
+#define SCHED_EVENT_FREQ 64
+
+/* s->xs while a stacked scheduler waits in a pool to run for the first time:
+ * its pools are claimed, their owner is not yet known. */
+#define SCHED_XS_CLAIMED ((struct weft_xstream_s *)(uintptr_t)1)
 
 struct weft_sched_s {
     _Atomic uint32_t magic;
     uint8_t runtime_owned;
     uint8_t policy;                    /* enum sched_policy */
-    struct weft_xstream_s *_Atomic xs; /* the stream running it, or NULL */
+    uint8_t fast;                      /* sched_pick may poll the pools in order inline */
+    uint8_t automatic;                 /* stacked: ends once its pools are empty */
+    struct weft_xstream_s *_Atomic xs; /* the stream running it, SCHED_XS_CLAIMED, or NULL */
     int npools;
+    unsigned rr;                       /* basic policy: the pool to try first */
+    unsigned since_event;              /* picks since the last event check */
+    /* Stacked and running: the scheduler and context below it. */
+    struct weft_sched_s *parent;
+    struct weft_unit_s *parent_unit;
+    _Atomic int finish_requested;
+    _Atomic int in_run;                /* its run function is on some stack */
+    weft_sched_ops ops;                /* SCHED_USER */
+    void *data;
     struct weft_pool_s *pools[WEFT_MAX_POOLS];
 } __attribute__((aligned(CACHE_LINE)));
+/* obj_retire() links retired pools and schedulers through bytes 8..15. */
+_Static_assert(offsetof(struct weft_sched_s, magic) == 0 && offsetof(struct weft_pool_s, magic) == 0,
+               "a retired object keeps its magic word");
 
 /* A per-stream cache of free descriptors (link: unit->next). */
 struct unit_cache {
@@ -141,8 +167,8 @@ enum xs_state { XS_CREATED = 0, XS_RUNNING, XS_TERMINATED, XS_FAILED };
 struct weft_xstream_s {
     /* --- hot, owner-only --- */
     struct weft_unit_s *cur;        /* the unit running now */
-    struct weft_unit_s *sched_unit; /* the scheduler's context */
-    struct weft_sched_s *sched;
+    struct weft_unit_s *sched_unit; /* the running scheduler's context */
+    struct weft_sched_s *sched;     /* the running scheduler (the innermost when stacked) */
     uint8_t pend;
     struct weft_unit_s *pend_unit;
     struct weft_unit_s *pend_target;
@@ -164,6 +190,8 @@ struct weft_xstream_s {
     int rank;
     int is_primary;
     int cpu;                        /* bound CPU or -1 */
+    struct weft_sched_s *main_sched; /* the bottom of the scheduler stack */
+    int stopping;                   /* the main scheduler was told to end the stream */
     struct weft_xstream_s *dead_next; /* freed streams, released at finalize */
     pthread_t thread;
     void *altstack;                 /* signal stack of this OS thread */
@@ -235,9 +263,14 @@ WEFT_HIDDEN void sched_destroy(struct weft_sched_s *s);
 WEFT_HIDDEN bool sched_has_pool(const struct weft_sched_s *s, const struct weft_pool_s *p);
 WEFT_HIDDEN int sched_make_default(const weft_config *cfg, struct weft_sched_s **out);
 WEFT_HIDDEN int sched_make_owned(struct weft_sched_s **out);
+WEFT_HIDDEN struct weft_unit_s *sched_pick_slow(struct weft_xstream_s *xs, struct weft_sched_s *s);
+WEFT_HIDDEN void sched_set_fast(struct weft_sched_s *s);
+WEFT_HIDDEN void sched_main_loop(struct weft_xstream_s *xs);
+WEFT_HIDDEN struct weft_pool_s *sched_migration_pool(struct weft_sched_s *s);
 
 /* xstream.c */
-WEFT_HIDDEN void xs_sched_loop(struct weft_xstream_s *xs);
+WEFT_HIDDEN bool xs_can_stop(struct weft_xstream_s *xs);
+WEFT_HIDDEN void idle_backoff(unsigned *idle);
 WEFT_HIDDEN void inbox_drain(struct weft_xstream_s *xs);
 WEFT_HIDDEN bool inbox_push(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN int xs_register(struct weft_xstream_s *xs);
@@ -252,11 +285,17 @@ WEFT_HIDDEN int xs_bind(struct weft_xstream_s *xs, int cpu);
 WEFT_HIDDEN void unit_make_ready(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN void unit_dispatch(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN void unit_run_pending(struct weft_xstream_s *xs);
+WEFT_HIDDEN void sched_yield_parent(struct weft_xstream_s *xs);
+WEFT_HIDDEN void unit_yield_to_sched(struct weft_xstream_s *xs);
+WEFT_HIDDEN int unit_create_stacked(struct weft_pool_s *p, void (*fn)(void *), struct weft_sched_s *s);
 WEFT_HIDDEN uint64_t units_live(void);
 
 /* mem.c (the cache fast paths are in mem_cache.h) */
 WEFT_HIDDEN void mem_cache_flush(struct weft_xstream_s *xs);
 WEFT_HIDDEN void mem_finalize(void);
+enum { OBJ_POOL, OBJ_SCHED, OBJ_NKINDS };
+WEFT_HIDDEN void *obj_alloc(int kind, size_t size);
+WEFT_HIDDEN void obj_retire(int kind, void *obj);
 WEFT_HIDDEN int guard_install_thread(struct weft_xstream_s *xs);
 WEFT_HIDDEN void guard_remove_thread(struct weft_xstream_s *xs);
 WEFT_HIDDEN int guard_install_handler(void);

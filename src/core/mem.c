@@ -196,6 +196,52 @@ void mem_cache_flush(struct weft_xstream_s *xs)
 }
 
 /* Release every stack and slab. All streams are gone. */
+/* ---------- pools and schedulers ---------- */
+
+/* A freed pool or scheduler keeps its memory, marked dead, until
+ * weft_finalize(): a stale handle is then refused instead of read after
+ * free. New objects of the same kind reuse it, so the graveyard stays as
+ * large as the most objects ever alive at once. While the runtime is down,
+ * memory goes straight back to the heap. */
+static void *g_retired[OBJ_NKINDS];
+
+/* The link lives after the magic word, which must stay readable. */
+static inline void **retired_link(void *obj)
+{
+    return (void **)((char *)obj + 8);
+}
+
+void *obj_alloc(int kind, size_t size)
+{
+    void *o = NULL;
+    pthread_mutex_lock(&weft_g.lock);
+    if ((o = g_retired[kind])) g_retired[kind] = *retired_link(o);
+    pthread_mutex_unlock(&weft_g.lock);
+    return o ? o : aligned_alloc(CACHE_LINE, size);
+}
+
+void obj_retire(int kind, void *obj)
+{
+    pthread_mutex_lock(&weft_g.lock);
+    if (atomic_load(&weft_g.initialized)) {
+        *retired_link(obj) = g_retired[kind];
+        g_retired[kind] = obj;
+        obj = NULL;
+    }
+    pthread_mutex_unlock(&weft_g.lock);
+    free(obj);
+}
+
+static void obj_release_retired(void)
+{
+    for (int k = 0; k < OBJ_NKINDS; k++)
+        while (g_retired[k]) {
+            void *n = *retired_link(g_retired[k]);
+            free(g_retired[k]);
+            g_retired[k] = n;
+        }
+}
+
 void mem_finalize(void)
 {
     void *m;
@@ -215,6 +261,7 @@ void mem_finalize(void)
         g_slabs = n;
     }
     g_plain = (struct unit_cache){0};
+    obj_release_retired();
 }
 
 /* ---------- stack overflow reporting ---------- */

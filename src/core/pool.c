@@ -23,11 +23,14 @@ void pool_detach(struct weft_pool_s *p)
     atomic_fetch_sub(&p->n_scheds, 1);
 }
 
-/* May the calling stream pop from / inspect `p`? */
+/* May the calling stream pop from / inspect `p`? Its owner first moves in
+ * the units other streams sent it (a user-defined scheduler sees them). */
 static int pool_local_access(struct weft_pool_s *p)
 {
-    if (pool_shared(p)) return WEFT_OK;
-    if (p->owner && p->owner != weft_tls_xs) return WEFT_ERR_POOL_ACCESS;
+    if (pool_shared(p) || !p->owner) return WEFT_OK;
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (p->owner != xs) return WEFT_ERR_POOL_ACCESS;
+    if (atomic_load_explicit(&xs->inbox, memory_order_relaxed)) inbox_drain(xs);
     return WEFT_OK;
 }
 
@@ -38,7 +41,7 @@ int weft_pool_create(weft_pool_kind kind, weft_pool_access access, weft_pool *ou
     if ((kind != WEFT_POOL_FIFO && kind != WEFT_POOL_LIFO) ||
         (access != WEFT_POOL_ACCESS_PRIVATE && access != WEFT_POOL_ACCESS_MPMC))
         return WEFT_ERR_INVALID;
-    struct weft_pool_s *p = aligned_alloc(CACHE_LINE, sizeof *p);
+    struct weft_pool_s *p = obj_alloc(OBJ_POOL, sizeof *p);
     if (!p) return WEFT_ERR_NOMEM;
     *p = (struct weft_pool_s){0};
     p->kind = (uint8_t)kind;
@@ -72,7 +75,7 @@ int weft_pool_free(weft_pool *pool)
         return WEFT_ERR_BUSY;
     atomic_store(&p->magic, MAGIC_DEAD);
     if (p->kind == POOL_KIND_USER && p->ops.free) p->ops.free(p->ops_state);
-    free(p);
+    obj_retire(OBJ_POOL, p);
     *pool = NULL;
     return WEFT_OK;
 }
@@ -105,7 +108,7 @@ int weft_pool_push(weft_pool pool, weft_thread unit)
     if ((rc = pool_local_access(pool))) return rc;
     /* Only a ready unit that sits in no pool and in no inbox may move:
      * weft_pool_pop() hands out exactly those. */
-    if (unit->kind == KIND_MAIN || unit->kind == KIND_SCHED || unit->in_pool ||
+    if (unit->kind == KIND_SCHED || unit->in_pool ||
         atomic_load(&unit->state) != WEFT_STATE_READY || unit->pool != NULL)
         return WEFT_ERR_STATE;
     unit->pool = pool;

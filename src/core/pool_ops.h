@@ -159,11 +159,13 @@ static inline struct weft_unit_s *bound_pop(struct weft_xstream_s *xs)
     return u;
 }
 
-/* The built-in policies: a unit handed back to the scheduler (stash), units
- * that must run here, then the pools: in order (basic), or own pool first and
- * the others from a random one (work stealing). ULTs call this too when they give
- * up the stream, and switch straight to what it returns (the scheduler's
- * own context is then skipped: same policy, one switch less). */
+/* The next unit for the running scheduler of `xs`: a unit handed back to
+ * the scheduler (stash), units that must run here, then the policy's pick:
+ * an in-order poll inline for the common main schedulers, the rest in
+ * sched_pick_slow(). ULTs call this too when they give up the stream, and
+ * switch straight to what it returns (the scheduler's own context is then
+ * skipped: same policy, one switch less). It returns the scheduler's
+ * context, xs->sched_unit, when the scheduler itself must decide. */
 static inline struct weft_unit_s *sched_pick(struct weft_xstream_s *xs)
 {
     struct weft_unit_s *u = xs->stash;
@@ -174,27 +176,14 @@ static inline struct weft_unit_s *sched_pick(struct weft_xstream_s *xs)
     if (unlikely(atomic_load_explicit(&xs->inbox, memory_order_relaxed) != NULL)) inbox_drain(xs);
     if (unlikely(xs->bound_head != NULL)) return bound_pop(xs);
     struct weft_sched_s *s = xs->sched;
-    if (likely(s->policy == SCHED_BASIC)) {
+    if (likely(s->fast)) {
         for (int i = 0; i < s->npools; i++) {
             u = pool_pop_unit(s->pools[i]);
             if (u) return u;
         }
         return NULL;
     }
-    /* Random work stealing: our own pool first, then the others, starting
-     * at a random one so that thieves spread over their victims. */
-    if ((u = pool_pop_unit(s->pools[0])) != NULL || s->npools == 1) return u;
-    uint64_t r = xs->rng;
-    r ^= r << 13;
-    r ^= r >> 7;
-    r ^= r << 17;
-    xs->rng = r;
-    int others = s->npools - 1, start = (int)(r % (uint64_t)others);
-    for (int k = 0; k < others; k++) {
-        u = pool_pop_unit(s->pools[1 + (start + k) % others]);
-        if (u) return u;
-    }
-    return NULL;
+    return sched_pick_slow(xs, s);
 }
 
 #endif

@@ -17,7 +17,6 @@ __thread struct weft_xstream_s *weft_tls_xs __attribute__((tls_model("initial-ex
 static pthread_mutex_t g_init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define DEFAULT_STACK (64u * 1024u)
-#define PRIMARY_SCHED_STACK (256u * 1024u) /* tasklets run on it */
 #define MAX_XSTREAMS 4096
 
 const char *weft_strerror(int err)
@@ -41,6 +40,7 @@ const char *weft_strerror(int err)
     case WEFT_ERR_PRIMARY: return "not allowed on, or only allowed from, the primary stream";
     case WEFT_ERR_SYS: return "an operating system call failed";
     case WEFT_ERR_UNSUPPORTED: return "not supported by this build or machine";
+    case WEFT_ERR_SCHED_BLOCKS: return "a scheduler's own context may not block";
     default: return "unknown weft error";
     }
 }
@@ -100,7 +100,7 @@ static void primary_sched_entry(void *arg)
     struct weft_xstream_s *xs = arg;
     hook_switch_end(xs->sched_unit);
     unit_run_pending(xs);
-    xs_sched_loop(xs); /* the primary's loop never ends: finalize abandons it */
+    sched_main_loop(xs); /* the primary's loop never ends: finalize abandons it */
     abort();
 }
 
@@ -117,7 +117,7 @@ static int init_primary(void)
     struct weft_sched_s *s;
     if ((rc = sched_make_owned(&s))) return rc;
     if ((rc = sched_attach(s, xs))) return rc;
-    xs->sched = s;
+    xs->sched = xs->main_sched = s;
     if ((rc = xs_register(xs))) return rc;
     weft_tls_xs = xs; /* caches below belong to the primary */
     if ((rc = guard_install_thread(xs))) return rc;
@@ -148,7 +148,7 @@ static int init_primary(void)
     /* The primary's scheduler needs a stack of its own. */
     struct weft_unit_s *su = mem_unit_alloc(xs);
     if (!su) return WEFT_ERR_NOMEM;
-    su->stack_size = weft_g.stack_size > PRIMARY_SCHED_STACK ? weft_g.stack_size : PRIMARY_SCHED_STACK;
+    su->stack_size = weft_g.stack_size > WEFT_SCHED_STACK ? weft_g.stack_size : WEFT_SCHED_STACK;
     if ((rc = mem_stack_get(xs, su))) {
         mem_unit_release(xs, su);
         return rc;
@@ -225,7 +225,10 @@ static void release_everything(void)
 {
     struct weft_xstream_s *xs = weft_g.primary;
     if (xs) {
-        if (xs->sched) sched_detach(xs->sched);
+        if (xs->main_sched) {
+            sched_detach(xs->main_sched);
+            atomic_store(&xs->main_sched->in_run, 0); /* its loop is abandoned with its stack */
+        }
         if (weft_g.main_unit) weft_g.main_unit->tsan_fiber = NULL; /* the thread's own */
         guard_remove_thread(xs);
         if (xs->rank >= 0) xs_unregister(xs);

@@ -1,11 +1,18 @@
-/* Schedulers. Two built-in policies (pool_ops.h, sched_pick): basic, pools
- * polled in order; random work stealing, own pool first, then the others
- * from a random one. xstream.c holds the loop.
- * A scheduler serves one stream at a time. */
+/* Schedulers: the built-in policies (basic, priority, random work stealing),
+ * user-defined ones through an operations table, and stacking.
+ *
+ * A stream runs a stack of schedulers: its main scheduler at the bottom
+ * (xs->main_sched), on the stream's own scheduler context, and above it any
+ * scheduler that was pushed into a pool as a unit and picked (a stacked
+ * scheduler runs on that unit's stack). xs->sched and xs->sched_unit name
+ * the top of the stack: the scheduler whose policy ULTs follow when they
+ * hand the stream over (sched_pick) and the context they return to when it
+ * has nothing for them. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "pool_ops.h"
 
 int sched_check(struct weft_sched_s *s)
 {
@@ -21,7 +28,16 @@ bool sched_has_pool(const struct weft_sched_s *s, const struct weft_pool_s *p)
     return false;
 }
 
-/* Bind the scheduler and its pools to `xs`; all or nothing. */
+/* A main scheduler whose policy is a plain in-order poll lets sched_pick
+ * do it inline; everything else goes through sched_pick_slow. */
+void sched_set_fast(struct weft_sched_s *s)
+{
+    s->fast = !s->parent && (s->policy == SCHED_PRIO || (s->policy == SCHED_BASIC && s->npools == 1));
+}
+
+/* Bind the scheduler and its pools to `xs` as its main scheduler; all or
+ * nothing. (A scheduler whose run function is still on a stack, replaced
+ * but not yet returned, must not be attached anew: callers check in_run.) */
 int sched_attach(struct weft_sched_s *s, struct weft_xstream_s *xs)
 {
     struct weft_xstream_s *none = NULL;
@@ -34,6 +50,9 @@ int sched_attach(struct weft_sched_s *s, struct weft_xstream_s *xs)
             return rc;
         }
     }
+    s->parent = NULL;
+    s->since_event = 0;
+    sched_set_fast(s);
     return WEFT_OK;
 }
 
@@ -45,10 +64,11 @@ void sched_detach(struct weft_sched_s *s)
 
 static int sched_new(int npools, struct weft_pool_s *const *pools, struct weft_sched_s **out)
 {
-    struct weft_sched_s *s = aligned_alloc(CACHE_LINE, sizeof *s);
+    struct weft_sched_s *s = obj_alloc(OBJ_SCHED, sizeof *s);
     if (!s) return WEFT_ERR_NOMEM;
     memset(s, 0, sizeof *s);
     s->npools = npools;
+    s->automatic = 1;
     for (int i = 0; i < npools; i++) s->pools[i] = pools[i];
     atomic_store(&s->magic, MAGIC_SCHED);
     *out = s;
@@ -63,11 +83,11 @@ void sched_destroy(struct weft_sched_s *s)
             struct weft_pool_s *p = s->pools[i];
             if (p->runtime_owned) {
                 atomic_store(&p->magic, MAGIC_DEAD);
-                free(p);
+                obj_retire(OBJ_POOL, p);
             }
         }
     }
-    free(s);
+    obj_retire(OBJ_SCHED, s);
 }
 
 /* A runtime-owned basic scheduler over one new pool of the configured kind. */
@@ -79,17 +99,15 @@ int sched_make_default(const weft_config *cfg, struct weft_sched_s **out)
     p->runtime_owned = 1;
     rc = sched_new(1, &p, out);
     if (rc) {
-        free(p);
+        obj_retire(OBJ_POOL, p);
         return rc;
     }
     (*out)->runtime_owned = 1;
     return WEFT_OK;
 }
 
-int weft_sched_create_basic(int npools, const weft_pool *pools, weft_sched *out)
+static int sched_pools_valid(int npools, const weft_pool *pools)
 {
-    if (!out) return WEFT_ERR_INVALID;
-    *out = NULL;
     if (npools < 1 || npools > WEFT_MAX_POOLS || !pools) return WEFT_ERR_INVALID;
     for (int i = 0; i < npools; i++) {
         int rc = pool_check(pools[i]);
@@ -97,23 +115,340 @@ int weft_sched_create_basic(int npools, const weft_pool *pools, weft_sched *out)
         for (int j = 0; j < i; j++)
             if (pools[j] == pools[i]) return WEFT_ERR_INVALID;
     }
-    return sched_new(npools, pools, out);
+    return WEFT_OK;
+}
+
+static int sched_create_builtin(enum sched_policy policy, int npools, const weft_pool *pools, weft_sched *out)
+{
+    if (!out) return WEFT_ERR_INVALID;
+    *out = NULL;
+    int rc = sched_pools_valid(npools, pools);
+    if (rc == WEFT_OK && (rc = sched_new(npools, pools, out)) == WEFT_OK) (*out)->policy = (uint8_t)policy;
+    return rc;
+}
+
+int weft_sched_create_basic(int npools, const weft_pool *pools, weft_sched *out)
+{
+    return sched_create_builtin(SCHED_BASIC, npools, pools, out);
+}
+
+int weft_sched_create_prio(int npools, const weft_pool *pools, weft_sched *out)
+{
+    return sched_create_builtin(SCHED_PRIO, npools, pools, out);
 }
 
 int weft_sched_create_randws(int npools, const weft_pool *pools, weft_sched *out)
 {
-    int rc = weft_sched_create_basic(npools, pools, out);
-    if (rc == WEFT_OK) (*out)->policy = SCHED_RANDWS;
+    return sched_create_builtin(SCHED_RANDWS, npools, pools, out);
+}
+
+int weft_sched_create(const weft_sched_ops *ops, int npools, const weft_pool *pools, void *data,
+                      weft_sched *out)
+{
+    if (!out) return WEFT_ERR_INVALID;
+    *out = NULL;
+    if (!ops || !ops->run) return WEFT_ERR_INVALID;
+    int rc = sched_create_builtin(SCHED_USER, npools, pools, out);
+    if (rc) return rc;
+    struct weft_sched_s *s = *out;
+    s->ops = *ops;
+    s->data = data;
+    if (ops->init && (rc = ops->init(s)) != WEFT_OK) {
+        sched_destroy(s);
+        *out = NULL;
+    }
     return rc;
+}
+
+int weft_sched_get_data(weft_sched s, void **data)
+{
+    int rc = sched_check(s);
+    if (rc) return rc;
+    if (!data) return WEFT_ERR_INVALID;
+    *data = s->data;
+    return WEFT_OK;
+}
+
+int weft_sched_get_pools(weft_sched s, int max, weft_pool *pools, int *n)
+{
+    int rc = sched_check(s);
+    if (rc) return rc;
+    if (!n || max < 0 || (max > 0 && !pools)) return WEFT_ERR_INVALID;
+    for (int i = 0; i < s->npools && i < max; i++) pools[i] = s->pools[i];
+    *n = s->npools;
+    return WEFT_OK;
+}
+
+int weft_sched_set_automatic(weft_sched s, int automatic)
+{
+    int rc = sched_check(s);
+    if (rc) return rc;
+    if (automatic != 0 && automatic != 1) return WEFT_ERR_INVALID;
+    s->automatic = (uint8_t)automatic;
+    return WEFT_OK;
+}
+
+int weft_sched_finish(weft_sched s)
+{
+    int rc = sched_check(s);
+    if (rc) return rc;
+    atomic_store_explicit(&s->finish_requested, 1, memory_order_release);
+    return WEFT_OK;
 }
 
 int weft_sched_free(weft_sched *sched)
 {
     if (!sched) return WEFT_ERR_INVALID;
-    int rc = sched_check(*sched);
+    struct weft_sched_s *s = *sched;
+    int rc = sched_check(s);
     if (rc) return rc;
-    if ((*sched)->runtime_owned || atomic_load(&(*sched)->xs)) return WEFT_ERR_BUSY;
-    sched_destroy(*sched);
+    if (s->runtime_owned || atomic_load(&s->xs) || atomic_load(&s->in_run)) return WEFT_ERR_BUSY;
+    if (s->policy == SCHED_USER && s->ops.free) s->ops.free(s);
+    sched_destroy(s);
     *sched = NULL;
     return WEFT_OK;
+}
+
+struct weft_pool_s *sched_migration_pool(struct weft_sched_s *s)
+{
+    if (s->policy == SCHED_USER && s->ops.get_migration_pool) {
+        struct weft_pool_s *p = s->ops.get_migration_pool(s);
+        if (pool_check(p) == WEFT_OK) return p;
+    }
+    return s->pools[0];
+}
+
+/* ---------- picking ---------- */
+
+/* The policies sched_pick does not inline. Returns the scheduler's own
+ * context (xs->sched_unit) when the scheduler itself must decide: a
+ * user-defined one always, a stacked one when its turn is over. */
+struct weft_unit_s *sched_pick_slow(struct weft_xstream_s *xs, struct weft_sched_s *s)
+{
+    if (s->parent && ++s->since_event >= SCHED_EVENT_FREQ) return xs->sched_unit;
+    struct weft_unit_s *u;
+    int n = s->npools;
+    switch (s->policy) {
+    case SCHED_USER:
+        return xs->sched_unit;
+    case SCHED_PRIO:
+        for (int i = 0; i < n; i++)
+            if ((u = pool_pop_unit(s->pools[i])) != NULL) return u;
+        return NULL;
+    case SCHED_BASIC:
+        for (int k = 0; k < n; k++) {
+            unsigned i = (s->rr + (unsigned)k) % (unsigned)n;
+            if ((u = pool_pop_unit(s->pools[i])) != NULL) {
+                s->rr = (i + 1) % (unsigned)n;
+                return u;
+            }
+        }
+        return NULL;
+    default: { /* SCHED_RANDWS: our own pool first, then the others, starting
+                * at a random one so that thieves spread over their victims. */
+        if ((u = pool_pop_unit(s->pools[0])) != NULL || n == 1) return u;
+        uint64_t r = xs->rng;
+        r ^= r << 13;
+        r ^= r >> 7;
+        r ^= r << 17;
+        xs->rng = r;
+        int others = n - 1, start = (int)(r % (uint64_t)others);
+        for (int k = 0; k < others; k++)
+            if ((u = pool_pop_unit(s->pools[1 + (start + k) % others])) != NULL) return u;
+        return NULL;
+    }
+    }
+}
+
+/* ---------- stopping and events ---------- */
+
+/* May `s`, running on `xs`, return from its run function? */
+static bool sched_should_stop(struct weft_xstream_s *xs, struct weft_sched_s *s)
+{
+    if (!s->parent) {
+        if (xs->main_sched != s) return true; /* replaced */
+        if (!xs->is_primary && atomic_load_explicit(&xs->stop_requested, memory_order_acquire) &&
+            xs_can_stop(xs)) {
+            xs->stopping = 1;
+            return true;
+        }
+        return false;
+    }
+    if (!s->automatic && !atomic_load_explicit(&s->finish_requested, memory_order_acquire)) return false;
+    if (atomic_load_explicit(&xs->inbox, memory_order_relaxed)) inbox_drain(xs);
+    for (int i = 0; i < s->npools; i++) {
+        struct weft_pool_s *p = s->pools[i];
+        if (pool_count(p) > 0 || atomic_load_explicit(&p->n_blocked, memory_order_acquire) > 0) return false;
+    }
+    return true;
+}
+
+/* What the runtime needs from any scheduler now and then: units sent to
+ * this stream moved into place, and those that must run here run. */
+static void sched_housekeep(struct weft_xstream_s *xs)
+{
+    if (atomic_load_explicit(&xs->inbox, memory_order_relaxed)) inbox_drain(xs);
+    while (xs->bound_head) unit_dispatch(xs, bound_pop(xs));
+}
+
+/* The caller is `s`'s own context on its stream: `s` runs on top of the
+ * stream's scheduler stack, or was its main scheduler and has just been
+ * replaced (its run function still has to see that and return). */
+static int sched_caller(struct weft_sched_s *s, struct weft_xstream_s **xsp)
+{
+    int rc = sched_check(s);
+    if (rc) return rc;
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (!xs || xs->cur != xs->sched_unit) return WEFT_ERR_CROSS_STREAM;
+    bool replaced = xs->sched == xs->main_sched && s != xs->sched && !s->parent &&
+                    atomic_load(&s->in_run) && !atomic_load(&s->xs);
+    if (xs->sched != s && !replaced) return WEFT_ERR_CROSS_STREAM;
+    *xsp = xs;
+    return WEFT_OK;
+}
+
+int weft_sched_has_to_stop(weft_sched s, int *stop)
+{
+    struct weft_xstream_s *xs;
+    int rc = sched_caller(s, &xs);
+    if (rc) return rc;
+    if (!stop) return WEFT_ERR_INVALID;
+    sched_housekeep(xs);
+    *stop = sched_should_stop(xs, s);
+    return WEFT_OK;
+}
+
+int weft_sched_check_events(weft_sched s)
+{
+    struct weft_xstream_s *xs;
+    int rc = sched_caller(s, &xs);
+    if (rc) return rc;
+    sched_housekeep(xs);
+    if (s->parent) sched_yield_parent(xs);
+    return WEFT_OK;
+}
+
+int weft_sched_run_unit(weft_sched s, weft_thread u, weft_pool pool)
+{
+    struct weft_xstream_s *xs;
+    int rc = sched_caller(s, &xs);
+    if (rc) return rc;
+    if ((rc = unit_check(u)) || (rc = pool_check(pool))) return rc;
+    if (u->kind == KIND_SCHED || u->in_pool || u->pool ||
+        atomic_load_explicit(&u->state, memory_order_relaxed) != WEFT_STATE_READY ||
+        atomic_load_explicit(&u->jw, memory_order_acquire) == JW_DONE)
+        return WEFT_ERR_STATE;
+    u->pool = pool;
+    unit_dispatch(xs, u);
+    sched_housekeep(xs);
+    return WEFT_OK;
+}
+
+/* ---------- the built-in loop ---------- */
+
+static void sched_builtin_run(struct weft_xstream_s *xs, struct weft_sched_s *s)
+{
+    unsigned idle = 0, n = 0;
+    for (;;) {
+        struct weft_unit_s *u = sched_pick(xs);
+        if (u == xs->sched_unit) { /* a stacked scheduler's turn is over */
+            sched_yield_parent(xs);
+            continue;
+        }
+        if (u) {
+            unit_dispatch(xs, u);
+            idle = 0;
+            if (unlikely(xs->sched != s)) return; /* replaced meanwhile */
+            if (likely(++n < SCHED_EVENT_FREQ)) continue;
+            n = 0;
+            if (!s->parent && sched_should_stop(xs, s)) return;
+            continue;
+        }
+        if (sched_should_stop(xs, s)) return;
+        /* Nothing to run. Stacked, the scheduler below may have something;
+         * back off all the same, or an idle stack would spin. */
+        idle_backoff(&idle);
+        if (s->parent) sched_yield_parent(xs);
+    }
+}
+
+static void sched_run(struct weft_xstream_s *xs, struct weft_sched_s *s)
+{
+    atomic_store(&s->in_run, 1);
+    if (s->policy == SCHED_USER) s->ops.run(s);
+    else sched_builtin_run(xs, s);
+    atomic_store(&s->in_run, 0);
+}
+
+/* The stream's scheduler context: run the main scheduler, then whichever
+ * replaced it, until one of them is told to end the stream. */
+void sched_main_loop(struct weft_xstream_s *xs)
+{
+    unsigned idle = 0;
+    for (;;) {
+        struct weft_sched_s *s = xs->main_sched;
+        sched_run(xs, s);
+        if (xs->stopping) return;
+        /* A run function that returned without being asked: call it again. */
+        if (xs->main_sched == s) idle_backoff(&idle);
+        else idle = 0;
+    }
+}
+
+/* ---------- stacking ---------- */
+
+/* The body of a stacked scheduler's unit. */
+static void stacked_main(void *arg)
+{
+    struct weft_sched_s *s = arg;
+    struct weft_xstream_s *xs = weft_tls_xs; /* a unit's start: no switch yet */
+    struct weft_unit_s *self = xs->cur;
+    /* Its private pools belong to the stream it runs on; the unit is not
+     * migratable, so that stays true. */
+    for (int i = 0; i < s->npools; i++)
+        if (!pool_shared(s->pools[i])) s->pools[i]->owner = xs;
+    atomic_store(&s->xs, xs);
+    s->parent = xs->sched;
+    s->parent_unit = xs->sched_unit;
+    s->since_event = 0;
+    sched_set_fast(s);
+    xs->sched = s;
+    xs->sched_unit = self;
+
+    sched_run(xs, s);
+
+    xs = self->xs;
+    xs->sched = s->parent;
+    xs->sched_unit = s->parent_unit;
+    s->parent = NULL;
+    atomic_store(&s->finish_requested, 0);
+    sched_detach(s); /* last touch: it may be freed or stacked again now */
+}
+
+int weft_pool_add_sched(weft_pool pool, weft_sched s)
+{
+    int rc = pool_check(pool);
+    if (rc || (rc = sched_check(s))) return rc;
+    struct weft_xstream_s *none = NULL;
+    if (atomic_load(&s->in_run) || !atomic_compare_exchange_strong(&s->xs, &none, SCHED_XS_CLAIMED))
+        return WEFT_ERR_BUSY;
+    if (sched_has_pool(s, pool)) {
+        atomic_store(&s->xs, NULL);
+        return WEFT_ERR_INVALID;
+    }
+    /* Claim its pools now (a private one serves one scheduler); owners are
+     * set when it first runs. */
+    int i;
+    for (i = 0; i < s->npools; i++) {
+        struct weft_pool_s *p = s->pools[i];
+        if (!pool_shared(p) && atomic_load(&p->n_scheds) > 0) {
+            rc = WEFT_ERR_POOL_ACCESS;
+            break;
+        }
+        atomic_fetch_add(&p->n_scheds, 1);
+    }
+    if (rc == WEFT_OK && (rc = unit_create_stacked(pool, stacked_main, s)) == WEFT_OK) return WEFT_OK;
+    while (i-- > 0) pool_detach(s->pools[i]);
+    atomic_store(&s->xs, NULL);
+    return rc;
 }

@@ -84,7 +84,7 @@ static void unit_finish(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     if (xs) counter_bump(&xs->n_finished);
     else atomic_fetch_add(&weft_g.ext_finished, 1);
-    if (u->kind == KIND_ULT) {
+    if (u->kind != KIND_TASKLET) {
         /* Nothing runs on the stack any more: recycle it now, not at free. */
         mem_stack_put(xs, u);
     }
@@ -204,12 +204,20 @@ static inline struct weft_unit_s *unit_claim(struct weft_xstream_s *xs, struct w
     return u;
 }
 
-/* What a ULT leaving the stream switches to: the next unit of the policy
- * when it is a ULT (scheduler bypass), else the scheduler's context. */
-static inline struct weft_unit_s *unit_next_to_run(struct weft_xstream_s *xs)
+/* The unit a ULT leaving the stream switches to: the next unit of the
+ * policy when it is a ULT (scheduler bypass), else the scheduler's context;
+ * NULL when nothing at all is ready. */
+static inline struct weft_unit_s *unit_pick_next(struct weft_xstream_s *xs)
 {
     struct weft_unit_s *next = sched_pick(xs);
-    if (next) next = unit_claim(xs, next);
+    if (!next || next == xs->sched_unit) return next;
+    next = unit_claim(xs, next);
+    return next ? next : xs->sched_unit;
+}
+
+static inline struct weft_unit_s *unit_next_to_run(struct weft_xstream_s *xs)
+{
+    struct weft_unit_s *next = unit_pick_next(xs);
     return next ? next : xs->sched_unit;
 }
 
@@ -337,12 +345,26 @@ int weft_tasklet_create(weft_pool pool, void (*fn)(void *), void *arg, weft_thre
     return unit_create(pool, fn, arg, NULL, false, out, NULL);
 }
 
+/* A stack for a stacked scheduler: tasklets run on it. */
+int unit_create_stacked(struct weft_pool_s *p, void (*fn)(void *), struct weft_sched_s *s)
+{
+    weft_thread_attr a = {.stack_size = weft_g.stack_size > WEFT_SCHED_STACK ? weft_g.stack_size : WEFT_SCHED_STACK,
+                          .migratable = 0};
+    struct weft_unit_s *u;
+    int rc = unit_create(p, fn, s, &a, true, NULL, &u);
+    if (rc) return rc;
+    u->kind = KIND_STACKED;
+    unit_deliver(weft_tls_xs, u);
+    return WEFT_OK;
+}
+
+/* Where units sent to stream xs go: its main scheduler's migration pool. */
 static int xs_first_pool(struct weft_xstream_s *xs, struct weft_pool_s **p)
 {
     int rc = xs_check(xs);
     if (rc) return rc;
     if (atomic_load(&xs->state) == XS_TERMINATED) return WEFT_ERR_STATE;
-    *p = xs->sched->pools[0];
+    *p = sched_migration_pool(xs->main_sched);
     return WEFT_OK;
 }
 
@@ -376,11 +398,40 @@ int weft_yield(void)
     }
     struct weft_unit_s *self = xs->cur;
     if (unlikely(self->kind == KIND_TASKLET)) return WEFT_ERR_TASKLET_BLOCKS;
-    struct weft_unit_s *next = sched_pick(xs);
+    if (unlikely(self == xs->sched_unit)) {
+        /* A scheduler yields to the one below it, if any. */
+        if (xs->sched->parent) sched_yield_parent(xs);
+        return WEFT_OK;
+    }
+    struct weft_unit_s *next = unit_pick_next(xs);
     if (!next) return WEFT_OK; /* nothing else is ready: keep running */
-    next = unit_claim(xs, next);
-    unit_switch(xs, self, next ? next : xs->sched_unit, PEND_READY, NULL);
+    unit_switch(xs, self, next, PEND_READY, NULL);
     return WEFT_OK;
+}
+
+/* The running stacked scheduler (xs->sched, on its unit xs->sched_unit)
+ * hands the stream to the scheduler below it and goes back to its pool;
+ * returns when it is picked again, re-installed on top of the stack. */
+void sched_yield_parent(struct weft_xstream_s *xs)
+{
+    struct weft_unit_s *self = xs->sched_unit;
+    struct weft_sched_s *s = xs->sched;
+    xs->sched = s->parent;
+    xs->sched_unit = s->parent_unit;
+    s->since_event = 0;
+    unit_switch(xs, self, unit_next_to_run(xs), PEND_READY, NULL);
+    xs = self->xs;
+    s->parent = xs->sched;
+    s->parent_unit = xs->sched_unit;
+    xs->sched = s;
+    xs->sched_unit = self;
+}
+
+/* The running ULT gives the stream to its scheduler's context (which then
+ * sees, e.g., that it was replaced) and goes back to its pool. */
+void unit_yield_to_sched(struct weft_xstream_s *xs)
+{
+    unit_switch(xs, xs->cur, xs->sched_unit, PEND_READY, NULL);
 }
 
 int weft_yield_to(weft_thread target)
@@ -391,8 +442,9 @@ int weft_yield_to(weft_thread target)
     if (!xs) return WEFT_ERR_NOT_WEFT;
     struct weft_unit_s *self = xs->cur;
     if (self->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
+    if (self == xs->sched_unit) return WEFT_ERR_SCHED_BLOCKS;
     if (target == self) return WEFT_ERR_INVALID;
-    if (target->kind == KIND_TASKLET) return WEFT_ERR_STATE;
+    if (target->kind == KIND_TASKLET || target->kind >= KIND_SCHED) return WEFT_ERR_STATE;
     struct weft_pool_s *p = target->pool;
     if (!p) return WEFT_ERR_STATE;
     /* Same stream: a private pool this stream owns, or a pool its scheduler
@@ -413,6 +465,7 @@ int weft_thread_create_first(void (*fn)(void *), void *arg, const weft_thread_at
     if (!xs) return WEFT_ERR_NOT_WEFT;
     struct weft_unit_s *self = xs->cur, *u;
     if (self->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
+    if (self == xs->sched_unit) return WEFT_ERR_SCHED_BLOCKS;
     int rc = unit_create(self->pool, fn, arg, attr, true, out, &u);
     if (rc) return rc;
     /* Without a stack for it now, it simply waits in the pool (help-first). */
@@ -444,6 +497,7 @@ static int unit_join(struct weft_unit_s *t)
     if (atomic_load_explicit(&t->join_claimed, memory_order_acquire)) return WEFT_ERR_JOINED;
     if (!unit_done(t)) {
         if (unlikely(self && self->kind == KIND_TASKLET)) return WEFT_ERR_TASKLET_BLOCKS;
+        if (unlikely(self && self == xs->sched_unit)) return WEFT_ERR_SCHED_BLOCKS;
         atomic_store_explicit(&t->join_claimed, 1, memory_order_relaxed);
         if (self) unit_switch(xs, self, unit_next_to_run(xs), PEND_JOIN, t); /* woken once t ended */
         else join_from_thread(t);

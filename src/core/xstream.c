@@ -61,14 +61,14 @@ void inbox_drain(struct weft_xstream_s *xs)
     }
 }
 
-/* ---------- the basic scheduler loop ---------- */
+/* ---------- stopping and idling (the loops are in sched.c) ---------- */
 
 /* A stream may end once nothing it schedules is ready or blocked. Closing
  * the inbox last makes the decision final: a push that comes later is
  * refused and goes straight into the (now unscheduled) pool. */
-static bool xs_can_stop(struct weft_xstream_s *xs)
+bool xs_can_stop(struct weft_xstream_s *xs)
 {
-    struct weft_sched_s *s = xs->sched;
+    struct weft_sched_s *s = xs->main_sched;
     if (xs->bound_head || xs->stash) return false;
     for (int i = 0; i < s->npools; i++) {
         struct weft_pool_s *p = s->pools[i];
@@ -81,7 +81,7 @@ static bool xs_can_stop(struct weft_xstream_s *xs)
 
 /* Idle policy of this layer: spin briefly, then give the core away, then
  * nap. (Sleeping until woken by a push is the synchronisation layer's job.) */
-static void idle_backoff(unsigned *idle)
+void idle_backoff(unsigned *idle)
 {
     unsigned n = ++*idle;
     if (n < 64) {
@@ -91,23 +91,6 @@ static void idle_backoff(unsigned *idle)
     } else {
         struct timespec ts = {0, 50 * 1000};
         nanosleep(&ts, NULL);
-    }
-}
-
-void xs_sched_loop(struct weft_xstream_s *xs)
-{
-    unsigned idle = 0;
-    for (;;) {
-        struct weft_unit_s *u = sched_pick(xs);
-        if (u) {
-            unit_dispatch(xs, u);
-            idle = 0;
-            continue;
-        }
-        if (atomic_load_explicit(&xs->stop_requested, memory_order_acquire) && !xs->is_primary &&
-            xs_can_stop(xs))
-            return;
-        idle_backoff(&idle);
     }
 }
 
@@ -211,11 +194,11 @@ static void *xs_thread_main(void *arg)
     xs->cur = su;
     atomic_store_explicit(&xs->state, XS_RUNNING, memory_order_release);
 
-    xs_sched_loop(xs);
+    sched_main_loop(xs);
 
-    sched_detach(xs->sched);
-    for (int i = 0; i < xs->sched->npools; i++) {
-        struct weft_pool_s *p = xs->sched->pools[i];
+    sched_detach(xs->main_sched);
+    for (int i = 0; i < xs->main_sched->npools; i++) {
+        struct weft_pool_s *p = xs->main_sched->pools[i];
         if (p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner == xs) p->owner = NULL;
     }
     su->tsan_fiber = NULL; /* the thread's own fiber is not ours to destroy */
@@ -270,12 +253,13 @@ int weft_xstream_create(weft_sched sched, weft_xstream *out)
     *out = NULL;
     int rc;
     if (sched && (rc = sched_check(sched))) return rc;
+    if (sched && atomic_load(&sched->in_run)) return WEFT_ERR_BUSY;
     if (!sched && (rc = sched_make_owned(&sched))) return rc;
 
     struct weft_xstream_s *xs = xs_alloc();
     if (!xs) return WEFT_ERR_NOMEM;
     if ((rc = sched_attach(sched, xs))) goto fail_xs;
-    xs->sched = sched;
+    xs->sched = xs->main_sched = sched;
     if ((rc = xs_register(xs))) goto fail_sched;
     if (weft_g.bind_default) {
         int ncores = topo_num_cores();
@@ -432,10 +416,7 @@ int weft_xstream_get_pools(weft_xstream xs, int max, weft_pool *pools, int *n)
     int rc = xs_check(xs);
     if (rc) return rc;
     if (!n || max < 0 || (max > 0 && !pools)) return WEFT_ERR_INVALID;
-    struct weft_sched_s *s = xs->sched;
-    for (int i = 0; i < s->npools && i < max; i++) pools[i] = s->pools[i];
-    *n = s->npools;
-    return WEFT_OK;
+    return weft_sched_get_pools(xs->main_sched, max, pools, n);
 }
 
 int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched)
@@ -446,8 +427,11 @@ int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched)
     if (weft_tls_xs != xs) return WEFT_ERR_CROSS_STREAM;
     struct weft_unit_s *self = xs->cur;
     if (self->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
-    struct weft_sched_s *old = xs->sched;
+    if (self == xs->sched_unit) return WEFT_ERR_SCHED_BLOCKS;
+    struct weft_sched_s *old = xs->main_sched;
     if (sched == old) return WEFT_OK;
+    if (xs->sched != old) return WEFT_ERR_STATE; /* a stacked scheduler runs */
+    if (atomic_load(&sched->in_run)) return WEFT_ERR_BUSY;
     /* Units in flight towards our private pools land first. */
     if (atomic_load(&xs->inbox)) inbox_drain(xs);
     for (int i = 0; i < old->npools; i++) {
@@ -471,6 +455,9 @@ int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched)
             p->owner = NULL;
     }
     if (self->pool && !sched_has_pool(sched, self->pool)) self->pool = sched->pools[0];
-    xs->sched = sched;
+    xs->sched = xs->main_sched = sched;
+    /* Let the old scheduler's loop see it was replaced and return before
+     * this call does: then the caller may free it at once. */
+    unit_yield_to_sched(xs);
     return WEFT_OK;
 }

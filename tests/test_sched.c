@@ -1,0 +1,282 @@
+#define _GNU_SOURCE
+/* Schedulers: the priority and basic (round-robin) policies, a user-defined
+ * scheduler as a stream's main scheduler and as the primary's replacement,
+ * and the errors of the scheduler calls. Stacking is in test_stack.c. */
+#include <sched.h>
+#include <string.h>
+
+#include "check.h"
+
+/* ---------- order of the built-in policies ---------- */
+
+#define PER_POOL 50
+static int g_order[3 * PER_POOL];
+static int g_norder;
+
+static void record(void *arg) { g_order[g_norder++] = (int)(intptr_t)arg; }
+
+/* Fill `npools` new private pools with PER_POOL tasklets each (pool i's
+ * record i), then start a stream with the scheduler `make` builds over them
+ * and wait until all ran. */
+static void run_policy(int (*make)(int, const weft_pool *, weft_sched *), int npools)
+{
+    weft_pool pools[3];
+    weft_thread units[3 * PER_POOL];
+    for (int i = 0; i < npools; i++) CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_PRIVATE, &pools[i]));
+    /* Unowned private pools: filled from one thread before the stream runs. */
+    for (int k = 0; k < PER_POOL; k++)
+        for (int i = npools - 1; i >= 0; i--)
+            CHECK_OK(weft_tasklet_create(pools[i], record, (void *)(intptr_t)i, &units[k * npools + i]));
+    weft_sched s;
+    CHECK_OK(make(npools, pools, &s));
+    g_norder = 0;
+    weft_xstream xs;
+    CHECK_OK(weft_xstream_create(s, &xs));
+    CHECK_OK(weft_thread_free_many(npools * PER_POOL, units));
+    CHECK_OK(weft_xstream_free(&xs));
+    CHECK(g_norder == npools * PER_POOL);
+    CHECK_OK(weft_sched_free(&s));
+    for (int i = 0; i < npools; i++) CHECK_OK(weft_pool_free(&pools[i]));
+}
+
+static void test_policies(void)
+{
+    /* Priority: every unit of pool 0 before any of pool 1, and so on. */
+    run_policy(weft_sched_create_prio, 3);
+    for (int k = 0; k < 3 * PER_POOL; k++) CHECK(g_order[k] == k / PER_POOL);
+    /* Basic: the pools take turns. */
+    run_policy(weft_sched_create_basic, 3);
+    for (int k = 0; k < 3 * PER_POOL; k++) CHECK(g_order[k] == k % 3);
+}
+
+/* ---------- a user-defined scheduler ---------- */
+
+/* Serves its last pool first (the migration pool), counts what it ran from
+ * each pool, checks the has_to_stop answer on every round. */
+struct usched {
+    int inits, frees, stops;
+    long ran[4];
+    int bad_rc;
+};
+
+static int us_init(weft_sched s)
+{
+    struct usched *d;
+    CHECK_OK(weft_sched_get_data(s, (void **)&d));
+    d->inits++;
+    return WEFT_OK;
+}
+
+static void us_free(weft_sched s)
+{
+    struct usched *d;
+    CHECK_OK(weft_sched_get_data(s, (void **)&d));
+    d->frees++;
+}
+
+static weft_pool us_migration_pool(weft_sched s)
+{
+    weft_pool p[4];
+    int n;
+    CHECK_OK(weft_sched_get_pools(s, 4, p, &n));
+    return p[n - 1];
+}
+
+static void us_run(weft_sched s)
+{
+    struct usched *d;
+    weft_pool pools[4];
+    int n;
+    CHECK_OK(weft_sched_get_data(s, (void **)&d));
+    CHECK_OK(weft_sched_get_pools(s, 4, pools, &n));
+    for (unsigned round = 0;; round++) {
+        int stop;
+        CHECK_OK(weft_sched_has_to_stop(s, &stop));
+        if (stop) {
+            d->stops++;
+            return;
+        }
+        int found = 0;
+        for (int i = n - 1; i >= 0 && !found; i--) {
+            weft_thread u;
+            CHECK_OK(weft_pool_pop(pools[i], &u));
+            if (u) {
+                d->ran[i]++;
+                CHECK_OK(weft_sched_run_unit(s, u, pools[i]));
+                found = 1;
+            }
+        }
+        /* What its context may not do. */
+        if (round == 0) {
+            weft_thread none = NULL;
+            if (weft_yield() != WEFT_OK) d->bad_rc = 1;
+            if (weft_thread_create_first(record, NULL, NULL, &none) != WEFT_ERR_SCHED_BLOCKS) d->bad_rc = 2;
+        }
+        if (round % 16 == 0) CHECK_OK(weft_sched_check_events(s));
+        if (!found) sched_yield();
+    }
+}
+
+static const weft_sched_ops us_ops = {
+    .init = us_init, .run = us_run, .free = us_free, .get_migration_pool = us_migration_pool};
+
+static _Atomic long g_done, g_ticks;
+
+static void tick(void *arg)
+{
+    (void)arg;
+    g_ticks++;
+}
+
+static void leaf(void *arg)
+{
+    (void)arg;
+    weft_yield();
+    g_done++;
+}
+
+/* A ULT that creates children in its own pool, yields, and joins them. */
+static void parent(void *arg)
+{
+    (void)arg;
+    weft_thread kids[8];
+    weft_pool p = self_pool();
+    for (int i = 0; i < 8; i++) CHECK_OK(weft_thread_create(p, leaf, NULL, NULL, &kids[i]));
+    weft_yield();
+    CHECK_OK(weft_thread_free_many(8, kids));
+    g_done++;
+}
+
+static void test_user_stream(void)
+{
+    struct usched d;
+    memset(&d, 0, sizeof d);
+    weft_pool pools[2];
+    for (int i = 0; i < 2; i++) CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_PRIVATE, &pools[i]));
+    weft_sched s;
+    CHECK_OK(weft_sched_create(&us_ops, 2, pools, &d, &s));
+    CHECK(d.inits == 1);
+    weft_xstream xs;
+    CHECK_OK(weft_xstream_create(s, &xs));
+    weft_pool mine[2];
+    int n;
+    CHECK_OK(weft_xstream_get_pools(xs, 2, mine, &n));
+    CHECK(n == 2 && mine[0] == pools[0] && mine[1] == pools[1]);
+
+    /* create_to goes to the migration pool; the first pool gets some too. */
+    g_done = 0;
+    weft_thread units[200];
+    for (int i = 0; i < 100; i++) CHECK_OK(weft_thread_create_to(xs, parent, NULL, NULL, &units[i]));
+    for (int i = 100; i < 200; i++) CHECK_OK(weft_tasklet_create(pools[0], tick, NULL, &units[i]));
+    CHECK_OK(weft_thread_free_many(200, units));
+    CHECK_OK(weft_xstream_free(&xs));
+    CHECK(g_done == 100 * 9 && g_ticks == 100);
+    CHECK(d.ran[0] >= 100 && d.ran[1] >= 100 * 9);
+    CHECK(d.stops == 1 && d.bad_rc == 0);
+    CHECK_RC(weft_sched_run_unit(s, units[0], pools[0]), WEFT_ERR_CROSS_STREAM);
+    CHECK_OK(weft_sched_free(&s));
+    CHECK(d.frees == 1);
+    for (int i = 0; i < 2; i++) CHECK_OK(weft_pool_free(&pools[i]));
+}
+
+static weft_sched g_back; /* the primary's scheduler until weft_finalize() */
+
+/* The primary's scheduler replaced by a user-defined one and back, from
+ * the main ULT, with work that blocks and yields in between. */
+static void test_user_primary(void)
+{
+    struct usched d;
+    memset(&d, 0, sizeof d);
+    weft_xstream prim;
+    CHECK_OK(weft_xstream_self(&prim));
+    weft_pool pools[2];
+    pools[0] = self_pool();
+    CHECK_OK(weft_pool_create(WEFT_POOL_LIFO, WEFT_POOL_ACCESS_PRIVATE, &pools[1]));
+    weft_sched s;
+    CHECK_OK(weft_sched_create(&us_ops, 2, pools, &d, &s));
+    CHECK_OK(weft_xstream_set_main_sched(prim, s));
+    g_done = 0;
+    weft_thread units[50];
+    for (int i = 0; i < 50; i++) CHECK_OK(weft_thread_create(pools[1], parent, NULL, NULL, &units[i]));
+    CHECK_OK(weft_yield());
+    CHECK_OK(weft_thread_free_many(50, units));
+    CHECK(g_done == 50 * 9);
+    CHECK(d.ran[1] > 0 && d.ran[0] > 0); /* the main ULT went through pools[0] */
+    /* In use: neither freed nor made another stream's or stacked. */
+    CHECK_RC(weft_sched_free(&s), WEFT_ERR_BUSY);
+    CHECK_RC(weft_pool_add_sched(pools[1], s), WEFT_ERR_BUSY);
+
+    CHECK_OK(weft_sched_create_basic(1, &pools[0], &g_back));
+    CHECK_OK(weft_xstream_set_main_sched(prim, g_back));
+    /* The user scheduler's loop has returned: it can go at once. */
+    CHECK(d.stops == 1);
+    CHECK_OK(weft_sched_free(&s));
+    CHECK(d.frees == 1 && d.bad_rc == 0);
+    CHECK_OK(weft_pool_free(&pools[1]));
+}
+
+static int fail_init(weft_sched s)
+{
+    (void)s;
+    return WEFT_ERR_NOMEM;
+}
+
+static void try_join(void *arg)
+{
+    (void)arg;
+}
+
+static void test_errors(void)
+{
+    weft_pool p, q;
+    weft_sched s;
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &p));
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &q));
+    weft_sched_ops bad = {0};
+    CHECK_RC(weft_sched_create(&bad, 1, &p, NULL, &s), WEFT_ERR_INVALID);
+    CHECK(s == NULL);
+    CHECK_RC(weft_sched_create(NULL, 1, &p, NULL, &s), WEFT_ERR_INVALID);
+    bad.run = us_run;
+    CHECK_RC(weft_sched_create(&bad, 0, &p, NULL, &s), WEFT_ERR_INVALID);
+    bad.init = fail_init;
+    CHECK_RC(weft_sched_create(&bad, 1, &p, NULL, &s), WEFT_ERR_NOMEM);
+    CHECK_RC(weft_sched_create_prio(1, NULL, &s), WEFT_ERR_INVALID);
+    weft_pool twice[2] = {p, p};
+    CHECK_RC(weft_sched_create_prio(2, twice, &s), WEFT_ERR_INVALID);
+
+    CHECK_OK(weft_sched_create_prio(1, &p, &s));
+    void *data = &data;
+    CHECK_OK(weft_sched_get_data(s, &data));
+    CHECK(data == NULL);
+    int stop;
+    /* Only the scheduler's own context may call these. */
+    CHECK_RC(weft_sched_has_to_stop(s, &stop), WEFT_ERR_CROSS_STREAM);
+    CHECK_RC(weft_sched_check_events(s), WEFT_ERR_CROSS_STREAM);
+    weft_thread t;
+    CHECK_OK(weft_thread_create(q, try_join, NULL, NULL, &t));
+    CHECK_RC(weft_sched_run_unit(s, t, q), WEFT_ERR_CROSS_STREAM);
+    CHECK_RC(weft_sched_set_automatic(s, 2), WEFT_ERR_INVALID);
+    CHECK_RC(weft_pool_add_sched(p, s), WEFT_ERR_INVALID); /* onto its own pool */
+    CHECK_RC(weft_pool_add_sched(NULL, s), WEFT_ERR_HANDLE);
+    weft_sched dead = s;
+    CHECK_OK(weft_sched_free(&s));
+    CHECK_RC(weft_sched_free(&dead), WEFT_ERR_HANDLE);
+    CHECK_RC(weft_sched_finish(dead), WEFT_ERR_HANDLE);
+    CHECK_RC(weft_pool_add_sched(q, dead), WEFT_ERR_HANDLE);
+    CHECK_OK(weft_thread_migrate(t, self_pool()));
+    CHECK_OK(weft_thread_free(&t));
+    CHECK_OK(weft_pool_free(&p));
+    CHECK_OK(weft_pool_free(&q));
+}
+
+int main(void)
+{
+    start_weft(1);
+    test_policies();
+    test_user_stream();
+    test_user_primary();
+    test_errors();
+    CHECK_OK(weft_finalize());
+    CHECK_OK(weft_sched_free(&g_back)); /* a user's scheduler outlives the runtime */
+    return 0;
+}
