@@ -74,15 +74,33 @@ typedef struct weft_sched_s *weft_sched;
 /* ------------------------------------------------------------------ */
 /* Runtime                                                             */
 
-typedef enum { WEFT_POOL_FIFO = 0, WEFT_POOL_LIFO = 1 } weft_pool_kind;
-
 typedef enum {
-    /* Only the owning stream pushes and pops; no atomics, no locks. Other
-     * streams may still create or wake units into it: those go through
-     * the owner's inbox. */
+    WEFT_POOL_FIFO = 0,
+    WEFT_POOL_LIFO = 1,
+    /* Work-stealing deque: its owner stream pushes and takes the newest
+     * unit (LIFO), other streams steal the oldest (FIFO). Access SPMC or
+     * MPMC only. A unit waiting in a deque cannot be cancelled, yielded to
+     * or moved (WEFT_ERR_STATE): it runs where it is taken. */
+    WEFT_POOL_DEQUE = 2,
+} weft_pool_kind;
+
+/* Who may take units out of a pool, and how it is built. Any thread may put
+ * units into any pool; where a kind has a single producer, units from other
+ * streams travel through the producer's inbox. The owner of a pool is the
+ * stream whose scheduler takes it (for SPMC pools: takes it as its first
+ * pool). */
+typedef enum {
+    /* Only the owning stream pops; no atomics, no locks. */
     WEFT_POOL_ACCESS_PRIVATE = 0,
-    /* Any stream pushes and pops (multi-producer, multi-consumer). */
+    /* Any stream pops: one lock. */
     WEFT_POOL_ACCESS_MPMC = 1,
+    /* Only the owner pops; others push without a lock (an atomic stack the
+     * owner empties in one exchange). SPSC is the same structure. */
+    WEFT_POOL_ACCESS_SPSC = 2,
+    WEFT_POOL_ACCESS_MPSC = 3,
+    /* The owner pushes, any stream pops: a lock-free array deque (FIFO: all
+     * pop the oldest; LIFO and DEQUE: the owner pops the newest). */
+    WEFT_POOL_ACCESS_SPMC = 4,
 } weft_pool_access;
 
 typedef struct weft_config {
@@ -189,9 +207,12 @@ int weft_xstream_get_pools(weft_xstream xs, int max, weft_pool *pools, int *n);
 /* ------------------------------------------------------------------ */
 /* Pools                                                               */
 
-/* Create an empty pool. A private pool belongs to the stream whose scheduler
- * first takes it; before that, fill it from one thread at a time.
- * Errors: WEFT_ERR_INVALID, WEFT_ERR_NOMEM. Context: any. */
+/* Create an empty pool (see weft_pool_kind and weft_pool_access). A
+ * private, SPSC or MPSC pool belongs to the stream whose scheduler takes it
+ * (one scheduler only); before that, pop from one thread at a time. An SPMC
+ * pool or deque belongs to the stream whose scheduler lists it first.
+ * Errors: WEFT_ERR_INVALID (unknown kind or access, a deque that is not SPMC
+ * or MPMC), WEFT_ERR_NOMEM. Context: any. */
 int weft_pool_create(weft_pool_kind kind, weft_pool_access access, weft_pool *out);
 
 /* A user-defined pool: weft calls these to hold ready units. For an MPMC
@@ -238,10 +259,9 @@ int weft_pool_size(weft_pool pool, size_t *n);
 int weft_pool_is_empty(weft_pool pool, int *empty);
 
 /* Put a ready unit that is in no pool (one obtained from weft_pool_pop) into
- * `pool`; the unit's home pool becomes `pool`.
+ * `pool`; the unit's home pool becomes `pool`. Any pool, from anywhere.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_STATE (unit is running, blocked,
- * finished, or already in a pool), WEFT_ERR_POOL_ACCESS (private pool
- * owned by another stream). Context: any. */
+ * finished, or already in a pool). Context: any. */
 int weft_pool_push(weft_pool pool, weft_thread unit);
 
 /* Take the next ready unit out of the pool; *unit is WEFT_THREAD_NULL when

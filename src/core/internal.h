@@ -98,23 +98,51 @@ struct weft_unit_s {
 } __attribute__((aligned(CACHE_LINE)));
 _Static_assert(offsetof(struct weft_unit_s, cancelled) < CACHE_LINE, "hot fields fit one cache line");
 
-#define POOL_KIND_USER 2 /* beside WEFT_POOL_FIFO and WEFT_POOL_LIFO */
+#define POOL_KIND_USER 7 /* beside the weft_pool_kind values */
+
+/* How a pool is built, from its kind and access (pool.c, pool_create). */
+enum pool_impl {
+    IMPL_LIST = 0, /* private: a plain list, owner only */
+    IMPL_LOCKED,   /* MPMC, and every shared user pool: the list under a lock */
+    IMPL_INCOMING, /* SPSC/MPSC: the owner's list plus a lock-free stack others push to */
+    IMPL_DEQUE,    /* SPMC and DEQUE: a Chase-Lev array deque */
+};
+
+/* A deque's ring. Grown by its producer; old rings stay until the pool is
+ * freed, since a thief may still be reading one. */
+struct deque_ring {
+    int64_t cap; /* a power of two */
+    struct deque_ring *older;
+    _Atomic(struct weft_unit_s *) slot[];
+};
 
 struct weft_pool_s {
     _Atomic uint32_t magic;
     uint8_t kind;      /* weft_pool_kind or POOL_KIND_USER */
     uint8_t access;    /* weft_pool_access */
+    uint8_t impl;      /* enum pool_impl */
+    uint8_t lifo;      /* the consumer takes the newest unit */
     uint8_t runtime_owned; /* created by the runtime for a default layout */
-    struct weft_xstream_s *owner; /* private pools: the stream that pops */
+    /* The stream that pops (private, SPSC, MPSC) or pushes (SPMC, DEQUE).
+     * Set by pool_own(); a deque changes it only under `lock`. */
+    struct weft_xstream_s *owner;
     _Atomic int n_scheds;         /* schedulers that list this pool */
     _Atomic long n_blocked;       /* units of this pool suspended in a join */
-    /* The list. For MPMC pools, guarded by `lock`. */
+    /* The list: owner only (LIST, INCOMING), or under `lock` (LOCKED). A
+     * deque without an owner takes `lock` to push. */
     _Atomic uint32_t lock __attribute__((aligned(CACHE_LINE)));
     struct weft_unit_s *head, *tail;
     size_t size;
-    _Atomic size_t size_snapshot; /* MPMC pools: size readable without the lock */
+    _Atomic size_t size_snapshot; /* LOCKED: size readable without the lock */
     weft_pool_ops ops;            /* POOL_KIND_USER */
     void *ops_state;
+    /* INCOMING: what other streams pushed, newest first. */
+    _Atomic(struct weft_unit_s *) incoming __attribute__((aligned(CACHE_LINE)));
+    _Atomic size_t incoming_n;
+    /* DEQUE: thieves take at top, the producer works at bottom. */
+    _Atomic int64_t top __attribute__((aligned(CACHE_LINE)));
+    _Atomic int64_t bottom __attribute__((aligned(CACHE_LINE)));
+    _Atomic(struct deque_ring *) ring;
 } __attribute__((aligned(CACHE_LINE)));
 
 enum sched_policy { SCHED_BASIC = 0, SCHED_PRIO, SCHED_RANDWS, SCHED_USER };
@@ -175,6 +203,10 @@ struct weft_xstream_s {
     struct weft_unit_s *bound_head, *bound_tail; /* units that must run here */
     struct weft_unit_s *stash;      /* picked by a ULT, to be run by the scheduler next */
     struct unit_cache unit_cache;   /* free descriptors */
+    /* Descriptors of another stream's slabs freed here, on their way back
+     * to that stream in one batch (see mem.c). */
+    struct unit_cache remote_batch;
+    struct weft_xstream_s *remote_owner;
     struct stack_cache stack_cache; /* free default-size stacks */
     uint64_t next_id, id_end;       /* a block of unit ids reserved by this stream */
     uint64_t rng;                   /* xorshift state: work-stealing victims */
@@ -185,6 +217,7 @@ struct weft_xstream_s {
     _Atomic int stop_requested;
     _Atomic int state;              /* enum xs_state */
     _Atomic int join_state;         /* 0 not joined, 1 joining, 2 joined */
+    _Atomic(struct weft_unit_s *) returned; /* our descriptors, freed by other streams */
     /* --- cold --- */
     _Atomic uint32_t magic __attribute__((aligned(CACHE_LINE)));
     int rank;
@@ -252,8 +285,13 @@ extern __thread struct weft_xstream_s *weft_tls_xs
 /* Internal functions                                                  */
 
 /* pool.c */
-WEFT_HIDDEN int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs);
+WEFT_HIDDEN int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first);
 WEFT_HIDDEN void pool_detach(struct weft_pool_s *p);
+WEFT_HIDDEN bool pool_kind_valid(int kind, int access);
+WEFT_HIDDEN void pool_own(struct weft_pool_s *p, struct weft_xstream_s *xs);
+WEFT_HIDDEN void pool_disown(struct weft_pool_s *p, struct weft_xstream_s *xs);
+WEFT_HIDDEN bool deque_grow(struct weft_pool_s *p);
+WEFT_HIDDEN struct weft_unit_s *deque_steal(struct weft_pool_s *p);
 
 /* sched.c */
 WEFT_HIDDEN int sched_check(struct weft_sched_s *s);
@@ -283,6 +321,7 @@ WEFT_HIDDEN int xs_bind(struct weft_xstream_s *xs, int cpu);
 
 /* unit.c */
 WEFT_HIDDEN void unit_make_ready(struct weft_xstream_s *xs, struct weft_unit_s *u);
+WEFT_HIDDEN void unit_deliver(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN void unit_dispatch(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN void unit_run_pending(struct weft_xstream_s *xs);
 WEFT_HIDDEN void sched_yield_parent(struct weft_xstream_s *xs);

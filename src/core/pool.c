@@ -7,12 +7,34 @@
 #include "pool_ops.h"
 
 
-/* A scheduler on `xs` starts to use `p`. A private pool gets one owner. */
-int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs)
+/* `xs` becomes the pool's owner: the stream that pops a single-consumer
+ * pool, or pushes into a deque. */
+void pool_own(struct weft_pool_s *p, struct weft_xstream_s *xs)
 {
-    if (!pool_shared(p)) {
+    if (p->impl == IMPL_DEQUE) {
+        pool_lock(p); /* remote pushers decide under it whether to forward */
+        __atomic_store_n(&p->owner, xs, __ATOMIC_RELAXED);
+        pool_unlock(p);
+    } else {
+        p->owner = xs;
+    }
+}
+
+void pool_disown(struct weft_pool_s *p, struct weft_xstream_s *xs)
+{
+    if (pool_owner(p) == xs) pool_own(p, NULL);
+}
+
+/* A scheduler on `xs` starts to use `p` (its first pool when `first`). A
+ * single-consumer pool serves one scheduler; a deque belongs to the stream
+ * that schedules it first. */
+int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first)
+{
+    if (pool_single_consumer(p)) {
         if (atomic_load(&p->n_scheds) > 0) return WEFT_ERR_POOL_ACCESS;
         p->owner = xs;
+    } else if (p->impl == IMPL_DEQUE && first && !pool_owner(p)) {
+        pool_own(p, xs);
     }
     atomic_fetch_add(&p->n_scheds, 1);
     return WEFT_OK;
@@ -27,25 +49,151 @@ void pool_detach(struct weft_pool_s *p)
  * the units other streams sent it (a user-defined scheduler sees them). */
 static int pool_local_access(struct weft_pool_s *p)
 {
-    if (pool_shared(p) || !p->owner) return WEFT_OK;
+    if (!pool_single_consumer(p) || !p->owner) return WEFT_OK;
     struct weft_xstream_s *xs = weft_tls_xs;
     if (p->owner != xs) return WEFT_ERR_POOL_ACCESS;
     if (atomic_load_explicit(&xs->inbox, memory_order_relaxed)) inbox_drain(xs);
     return WEFT_OK;
 }
 
+/* ---------- the deque's slow paths ---------- */
+
+#define DEQUE_FIRST_CAP 256
+
+static struct deque_ring *ring_new(int64_t cap)
+{
+    struct deque_ring *r = malloc(sizeof *r + (size_t)cap * sizeof r->slot[0]);
+    if (r) {
+        r->cap = cap;
+        r->older = NULL;
+    }
+    return r;
+}
+
+/* Double the ring (the producer only). The old one stays readable. */
+bool deque_grow(struct weft_pool_s *p)
+{
+    struct deque_ring *old = atomic_load_explicit(&p->ring, memory_order_relaxed);
+    struct deque_ring *r = ring_new(old->cap * 2);
+    if (!r) return false;
+    int64_t t = atomic_load_explicit(&p->top, memory_order_relaxed);
+    int64_t b = atomic_load_explicit(&p->bottom, memory_order_relaxed);
+    for (int64_t i = t; i < b; i++)
+        atomic_store_explicit(&r->slot[i & (r->cap - 1)],
+                              atomic_load_explicit(&old->slot[i & (old->cap - 1)], memory_order_relaxed),
+                              memory_order_relaxed);
+    r->older = old;
+    atomic_store_explicit(&p->ring, r, memory_order_release);
+    return true;
+}
+
+/* Any stream takes the oldest unit. */
+struct weft_unit_s *deque_steal(struct weft_pool_s *p)
+{
+    for (;;) {
+        int64_t t = atomic_load_explicit(&p->top, memory_order_seq_cst);
+        int64_t b = atomic_load_explicit(&p->bottom, memory_order_seq_cst);
+        if (t >= b) return NULL;
+        struct deque_ring *r = atomic_load_explicit(&p->ring, memory_order_acquire);
+        struct weft_unit_s *u = atomic_load_explicit(&r->slot[t & (r->cap - 1)], memory_order_relaxed);
+        if (atomic_compare_exchange_strong_explicit(&p->top, &t, t + 1, memory_order_seq_cst,
+                                                    memory_order_relaxed)) {
+            u->in_pool = 0;
+            return u;
+        }
+        /* Another taker won that unit: try the next one. */
+    }
+}
+
+/* A push into a deque by a stream that is not its owner. With an owner,
+ * the unit travels through its inbox; without one (or once the owner has
+ * stopped and closed its inbox), the lock makes the pusher the producer.
+ * A ring that cannot grow sends units to the locked list. */
+static void deque_push_remote(struct weft_pool_s *p, struct weft_unit_s *u, struct weft_xstream_s *xs)
+{
+    for (;;) {
+        pool_lock(p);
+        struct weft_xstream_s *o = pool_owner(p);
+        if (!o || o == xs) break;
+        pool_unlock(p);
+        if (inbox_push(o, u)) return;
+        pool_lock(p);
+        if (pool_owner(p) == o) break; /* stopped: it pushes no more */
+        pool_unlock(p);
+    }
+    if (!deque_push(p, u)) {
+        list_push(p, u);
+        atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
+    }
+    pool_unlock(p);
+}
+
+/* The combinations weft_pool_create() accepts: a deque is for stealing. */
+bool pool_kind_valid(int kind, int access)
+{
+    if (kind < 0 || kind > WEFT_POOL_DEQUE || access < 0 || access > WEFT_POOL_ACCESS_SPMC) return false;
+    return kind != WEFT_POOL_DEQUE || access == WEFT_POOL_ACCESS_SPMC || access == WEFT_POOL_ACCESS_MPMC;
+}
+
+/* pool_push_unit() and pool_pop_unit() for every pool but a private one. */
+void pool_push_shared(struct weft_pool_s *p, struct weft_unit_s *u, struct weft_xstream_s *xs)
+{
+    switch (p->impl) {
+    case IMPL_LOCKED:
+        locked_push(p, u);
+        break;
+    case IMPL_INCOMING:
+        if (xs && p->owner == xs) {
+            if (atomic_load_explicit(&p->incoming, memory_order_relaxed)) incoming_drain(p);
+            list_push(p, u);
+        } else {
+            incoming_push(p, u);
+        }
+        break;
+    default:
+        if (!(xs && pool_owner(p) == xs && deque_push(p, u))) deque_push_remote(p, u, xs);
+    }
+}
+
+struct weft_unit_s *pool_pop_shared(struct weft_pool_s *p, struct weft_xstream_s *xs)
+{
+    struct weft_unit_s *u;
+    switch (p->impl) {
+    case IMPL_LOCKED:
+        return locked_pop(p);
+    case IMPL_INCOMING:
+        if (atomic_load_explicit(&p->incoming, memory_order_relaxed)) incoming_drain(p);
+        return list_pop(p);
+    default:
+        u = p->lifo && xs && pool_owner(p) == xs ? deque_take(p) : deque_steal(p);
+        /* Units that found the ring full and unable to grow wait in the list. */
+        return u ? u : locked_pop(p);
+    }
+}
+
 int weft_pool_create(weft_pool_kind kind, weft_pool_access access, weft_pool *out)
 {
     if (!out) return WEFT_ERR_INVALID;
     *out = NULL;
-    if ((kind != WEFT_POOL_FIFO && kind != WEFT_POOL_LIFO) ||
-        (access != WEFT_POOL_ACCESS_PRIVATE && access != WEFT_POOL_ACCESS_MPMC))
-        return WEFT_ERR_INVALID;
+    if (!pool_kind_valid((int)kind, (int)access)) return WEFT_ERR_INVALID;
     struct weft_pool_s *p = obj_alloc(OBJ_POOL, sizeof *p);
     if (!p) return WEFT_ERR_NOMEM;
     *p = (struct weft_pool_s){0};
     p->kind = (uint8_t)kind;
     p->access = (uint8_t)access;
+    p->lifo = kind != WEFT_POOL_FIFO;
+    if (kind == WEFT_POOL_DEQUE || access == WEFT_POOL_ACCESS_SPMC) p->impl = IMPL_DEQUE;
+    else if (access == WEFT_POOL_ACCESS_MPMC) p->impl = IMPL_LOCKED;
+    else if (access == WEFT_POOL_ACCESS_PRIVATE) p->impl = IMPL_LIST;
+    else p->impl = IMPL_INCOMING;
+    if (p->impl == IMPL_DEQUE) {
+        struct deque_ring *r = ring_new(DEQUE_FIRST_CAP);
+        if (!r) {
+            obj_retire(OBJ_POOL, p);
+            return WEFT_ERR_NOMEM;
+        }
+        atomic_store(&p->ring, r);
+    }
     atomic_store(&p->magic, MAGIC_POOL);
     *out = p;
     return WEFT_OK;
@@ -56,9 +204,13 @@ int weft_pool_create_user(const weft_pool_ops *ops, void *state, weft_pool_acces
     if (!out) return WEFT_ERR_INVALID;
     *out = NULL;
     if (!ops || !ops->push || !ops->pop) return WEFT_ERR_INVALID;
-    int rc = weft_pool_create(WEFT_POOL_FIFO, access, out);
+    if ((unsigned)access > WEFT_POOL_ACCESS_SPMC) return WEFT_ERR_INVALID;
+    int rc = weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_PRIVATE, out);
     if (rc) return rc;
     (*out)->kind = POOL_KIND_USER;
+    (*out)->lifo = 0;
+    (*out)->access = (uint8_t)access;
+    (*out)->impl = access == WEFT_POOL_ACCESS_PRIVATE ? IMPL_LIST : IMPL_LOCKED; /* the ops need no sync of their own */
     (*out)->ops = *ops;
     (*out)->ops_state = state;
     return WEFT_OK;
@@ -75,6 +227,10 @@ int weft_pool_free(weft_pool *pool)
         return WEFT_ERR_BUSY;
     atomic_store(&p->magic, MAGIC_DEAD);
     if (p->kind == POOL_KIND_USER && p->ops.free) p->ops.free(p->ops_state);
+    for (struct deque_ring *r = p->ring, *n; r; r = n) {
+        n = r->older;
+        free(r);
+    }
     obj_retire(OBJ_POOL, p);
     *pool = NULL;
     return WEFT_OK;
@@ -105,14 +261,13 @@ int weft_pool_push(weft_pool pool, weft_thread unit)
     int rc = pool_check(pool);
     if (rc) return rc;
     if ((rc = unit_check(unit))) return rc;
-    if ((rc = pool_local_access(pool))) return rc;
     /* Only a ready unit that sits in no pool and in no inbox may move:
      * weft_pool_pop() hands out exactly those. */
     if (unit->kind == KIND_SCHED || unit->in_pool ||
         atomic_load(&unit->state) != WEFT_STATE_READY || unit->pool != NULL)
         return WEFT_ERR_STATE;
     unit->pool = pool;
-    pool_push_unit(pool, unit);
+    unit_deliver(weft_tls_xs, unit);
     return WEFT_OK;
 }
 
@@ -122,7 +277,7 @@ int weft_pool_pop(weft_pool pool, weft_thread *unit)
     if (rc) return rc;
     if (!unit) return WEFT_ERR_INVALID;
     if ((rc = pool_local_access(pool))) return rc;
-    struct weft_unit_s *u = pool_pop_unit(pool);
+    struct weft_unit_s *u = pool_pop_unit(pool, weft_tls_xs);
     if (u) u->pool = NULL; /* held by the caller until pushed again */
     *unit = u;
     return WEFT_OK;

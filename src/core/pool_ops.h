@@ -1,11 +1,12 @@
-/* Pool list operations and the basic scheduler's pick, inline for the hot
- * path (create, dispatch, yield).
- * Pools are intrusive doubly-linked lists of ready units (doubly linked so
- * that cancel and yield-to can take a unit out of the middle). A private
- * pool is touched by its owning stream only and takes no atomic
- * read-modify-write; an MPMC pool is guarded by a test-and-test-and-set spin
+/* Pool operations and the schedulers' inline pick, for the hot path
+ * (create, dispatch, yield). Each access kind takes only the
+ * synchronisation its sharing needs (enum pool_impl): a private pool is an
+ * intrusive singly-linked list touched by its owner only, no atomic
+ * read-modify-write; MPMC is that list under a test-and-test-and-set spin
  * lock (short critical sections; it yields the CPU when the holder seems
- * preempted). */
+ * preempted); SPSC/MPSC add a lock-free stack for pushes from other
+ * streams, which the owner empties with one exchange; SPMC and DEQUE are a
+ * Chase-Lev array deque. */
 #ifndef WEFT_CORE_POOL_OPS_H
 #define WEFT_CORE_POOL_OPS_H
 
@@ -30,16 +31,31 @@ static inline void pool_unlock(struct weft_pool_s *p)
     atomic_store_explicit(&p->lock, 0, memory_order_release);
 }
 
-static inline bool pool_shared(const struct weft_pool_s *p)
+/* Pops only by the owner, once the pool has one. */
+static inline bool pool_single_consumer(const struct weft_pool_s *p)
 {
-    return p->access != WEFT_POOL_ACCESS_PRIVATE;
+    return p->impl == IMPL_LIST || p->impl == IMPL_INCOMING;
+}
+
+static inline struct weft_xstream_s *pool_owner(const struct weft_pool_s *p)
+{
+    return __atomic_load_n(&p->owner, __ATOMIC_RELAXED); /* a deque's changes under its lock */
+}
+
+/* A push from `xs` (NULL: a plain thread) goes through the owner's inbox:
+ * the pool has a single producer, and it is someone else. */
+static inline bool pool_forwarded(const struct weft_pool_s *p, const struct weft_xstream_s *xs)
+{
+    if (p->impl != IMPL_LIST && p->impl != IMPL_DEQUE) return false;
+    struct weft_xstream_s *o = pool_owner(p);
+    return o && o != xs;
 }
 
 static inline void list_push(struct weft_pool_s *p, struct weft_unit_s *u)
 {
     if (unlikely(p->kind == POOL_KIND_USER)) {
         p->ops.push(p->ops_state, u);
-    } else if (p->kind == WEFT_POOL_LIFO) {
+    } else if (p->lifo) {
         u->next = p->head;
         p->head = u;
         if (!p->tail) p->tail = u;
@@ -97,53 +113,157 @@ static inline bool list_remove(struct weft_pool_s *p, struct weft_unit_s *u)
     return false;
 }
 
-/* Caller has access: it owns the private pool, or the pool is MPMC. */
-static inline void pool_push_unit(struct weft_pool_s *p, struct weft_unit_s *u)
+static inline void locked_push(struct weft_pool_s *p, struct weft_unit_s *u)
 {
-    if (pool_shared(p)) {
-        pool_lock(p);
-        list_push(p, u);
-        atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
-        pool_unlock(p);
-    } else {
-        list_push(p, u);
-    }
+    pool_lock(p);
+    list_push(p, u);
+    atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
+    pool_unlock(p);
 }
 
-static inline struct weft_unit_s *pool_pop_unit(struct weft_pool_s *p)
+static inline struct weft_unit_s *locked_pop(struct weft_pool_s *p)
 {
-    struct weft_unit_s *u;
-    if (pool_shared(p)) {
-        /* Skip the lock when the pool looks empty: schedulers poll often. */
-        if (!atomic_load_explicit(&p->size_snapshot, memory_order_relaxed)) return NULL;
-        pool_lock(p);
-        u = list_pop(p);
-        atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
-        pool_unlock(p);
-    } else {
-        u = list_pop(p);
-    }
+    /* Skip the lock when the pool looks empty: schedulers poll often. */
+    if (!atomic_load_explicit(&p->size_snapshot, memory_order_relaxed)) return NULL;
+    pool_lock(p);
+    struct weft_unit_s *u = list_pop(p);
+    atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
+    pool_unlock(p);
     return u;
 }
 
-/* Ready units in `p`: exact for the owner of a private pool, a snapshot for
- * an MPMC pool. */
+/* ---- SPSC/MPSC: other streams push onto an atomic stack ---- */
+
+static inline void incoming_push(struct weft_pool_s *p, struct weft_unit_s *u)
+{
+    atomic_fetch_add_explicit(&p->incoming_n, 1, memory_order_relaxed); /* before: a count never runs short */
+    u->in_pool = 1;
+    struct weft_unit_s *h = atomic_load_explicit(&p->incoming, memory_order_relaxed);
+    do {
+        u->next = h;
+    } while (!atomic_compare_exchange_weak_explicit(&p->incoming, &h, u, memory_order_release,
+                                                    memory_order_relaxed));
+}
+
+/* The owner moves everything pushed meanwhile into its list, oldest first. */
+static inline void incoming_drain(struct weft_pool_s *p)
+{
+    struct weft_unit_s *u = atomic_exchange_explicit(&p->incoming, NULL, memory_order_acquire), *old = NULL;
+    size_t n = 0;
+    while (u) {
+        struct weft_unit_s *next = u->next;
+        u->next = old;
+        old = u;
+        u = next;
+        n++;
+    }
+    while ((u = old)) {
+        old = u->next;
+        list_push(p, u);
+    }
+    atomic_fetch_sub_explicit(&p->incoming_n, n, memory_order_relaxed);
+}
+
+/* ---- SPMC and DEQUE: a Chase-Lev deque (Le et al., PPoPP 2013) ---- */
+
+/* The producer (the owner, or a pusher holding the lock while there is
+ * none) appends at bottom. False when the ring is full and cannot grow. */
+static inline bool deque_push(struct weft_pool_s *p, struct weft_unit_s *u)
+{
+    int64_t b = atomic_load_explicit(&p->bottom, memory_order_relaxed);
+    int64_t t = atomic_load_explicit(&p->top, memory_order_acquire);
+    struct deque_ring *r = atomic_load_explicit(&p->ring, memory_order_relaxed);
+    if (unlikely(b - t >= r->cap)) {
+        if (!deque_grow(p)) return false;
+        r = atomic_load_explicit(&p->ring, memory_order_relaxed);
+    }
+    u->in_pool = 1;
+    atomic_store_explicit(&r->slot[b & (r->cap - 1)], u, memory_order_relaxed);
+    atomic_store_explicit(&p->bottom, b + 1, memory_order_release);
+    return true;
+}
+
+/* The owner takes the newest unit. */
+static inline struct weft_unit_s *deque_take(struct weft_pool_s *p)
+{
+    int64_t b = atomic_load_explicit(&p->bottom, memory_order_relaxed) - 1;
+    struct deque_ring *r = atomic_load_explicit(&p->ring, memory_order_relaxed);
+    atomic_store_explicit(&p->bottom, b, memory_order_seq_cst);
+    int64_t t = atomic_load_explicit(&p->top, memory_order_seq_cst);
+    struct weft_unit_s *u = NULL;
+    if (t <= b) {
+        u = atomic_load_explicit(&r->slot[b & (r->cap - 1)], memory_order_relaxed);
+        if (t == b) { /* the last one: race the thieves for it */
+            if (!atomic_compare_exchange_strong_explicit(&p->top, &t, t + 1, memory_order_seq_cst,
+                                                         memory_order_relaxed))
+                u = NULL;
+            atomic_store_explicit(&p->bottom, b + 1, memory_order_release);
+        }
+    } else {
+        atomic_store_explicit(&p->bottom, b + 1, memory_order_release);
+    }
+    if (u) u->in_pool = 0;
+    return u;
+}
+
+static inline size_t deque_count(struct weft_pool_s *p)
+{
+    int64_t n = atomic_load_explicit(&p->bottom, memory_order_relaxed) -
+                atomic_load_explicit(&p->top, memory_order_relaxed);
+    return (n > 0 ? (size_t)n : 0) + atomic_load_explicit(&p->size_snapshot, memory_order_relaxed);
+}
+
+WEFT_HIDDEN void pool_push_shared(struct weft_pool_s *p, struct weft_unit_s *u, struct weft_xstream_s *xs);
+WEFT_HIDDEN struct weft_unit_s *pool_pop_shared(struct weft_pool_s *p, struct weft_xstream_s *xs);
+
+/* ---- the operations, for every kind ---- */
+
+/* Push a unit of `p` from stream `xs` (NULL: a plain thread). Callers have
+ * already sent units of single-producer pools to their owner's inbox
+ * (pool_forwarded), or are that owner. The private case is inline; the
+ * others (pool.c) would only crowd the hot paths. */
+static inline void pool_push_unit(struct weft_pool_s *p, struct weft_unit_s *u, struct weft_xstream_s *xs)
+{
+    if (likely(p->impl == IMPL_LIST)) list_push(p, u);
+    else pool_push_shared(p, u, xs);
+}
+
+/* Pop the next unit for stream `xs`, which may pop from `p`. */
+static inline struct weft_unit_s *pool_pop_unit(struct weft_pool_s *p, struct weft_xstream_s *xs)
+{
+    return likely(p->impl == IMPL_LIST) ? list_pop(p) : pool_pop_shared(p, xs);
+}
+
+/* Ready units in `p`: exact for the owner of a private pool, a snapshot
+ * otherwise. */
 static inline size_t pool_count(struct weft_pool_s *p)
 {
-    return pool_shared(p) ? atomic_load_explicit(&p->size_snapshot, memory_order_acquire) : p->size;
+    switch (p->impl) {
+    case IMPL_LIST:
+        return p->size;
+    case IMPL_LOCKED:
+        return atomic_load_explicit(&p->size_snapshot, memory_order_acquire);
+    case IMPL_INCOMING:
+        return p->size + atomic_load_explicit(&p->incoming_n, memory_order_acquire);
+    default:
+        return deque_count(p);
+    }
 }
 
 /* Take `u` out of `p` if it is still there (and, with `unstarted`, has
- * never run). The head is the common case (yield-to a waiting peer). */
+ * never run); the caller may pop from `p`. The head is the common case
+ * (yield-to a waiting peer). A deque cannot give up a unit from its middle. */
 static inline bool pool_take(struct weft_pool_s *p, struct weft_unit_s *u, bool unstarted)
 {
-    bool shared = pool_shared(p), found = false;
-    if (shared) pool_lock(p);
+    if (p->impl == IMPL_DEQUE) return false;
+    bool locked = p->impl == IMPL_LOCKED, found = false;
+    if (locked) pool_lock(p);
+    if (p->impl == IMPL_INCOMING && atomic_load_explicit(&p->incoming, memory_order_relaxed)) incoming_drain(p);
     if (u->in_pool && u->pool == p && !(unstarted && u->started)) {
         if (p->head == u) found = list_pop(p) == u; /* never true for a user pool: no head */
         else found = list_remove(p, u);
     }
-    if (shared) {
+    if (locked) {
         atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
         pool_unlock(p);
     }
@@ -178,7 +298,7 @@ static inline struct weft_unit_s *sched_pick(struct weft_xstream_s *xs)
     struct weft_sched_s *s = xs->sched;
     if (likely(s->fast)) {
         for (int i = 0; i < s->npools; i++) {
-            u = pool_pop_unit(s->pools[i]);
+            u = pool_pop_unit(s->pools[i], xs);
             if (u) return u;
         }
         return NULL;

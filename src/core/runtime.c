@@ -89,8 +89,7 @@ static int config_valid(const weft_config *c)
 {
     return c->num_xstreams >= 1 && c->num_xstreams <= MAX_XSTREAMS && c->stack_size >= WEFT_MIN_STACK &&
            c->stack_size <= WEFT_MAX_STACK && (c->bind == 0 || c->bind == 1) &&
-           (c->pool_kind == WEFT_POOL_FIFO || c->pool_kind == WEFT_POOL_LIFO) &&
-           (c->pool_access == WEFT_POOL_ACCESS_PRIVATE || c->pool_access == WEFT_POOL_ACCESS_MPMC);
+           pool_kind_valid((int)c->pool_kind, (int)c->pool_access);
 }
 
 /* ---------- init ---------- */

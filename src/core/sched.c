@@ -43,7 +43,7 @@ int sched_attach(struct weft_sched_s *s, struct weft_xstream_s *xs)
     struct weft_xstream_s *none = NULL;
     if (!atomic_compare_exchange_strong(&s->xs, &none, xs)) return WEFT_ERR_BUSY;
     for (int i = 0; i < s->npools; i++) {
-        int rc = pool_attach(s->pools[i], xs);
+        int rc = pool_attach(s->pools[i], xs, i == 0);
         if (rc) {
             while (i-- > 0) pool_detach(s->pools[i]);
             atomic_store(&s->xs, NULL);
@@ -233,12 +233,12 @@ struct weft_unit_s *sched_pick_slow(struct weft_xstream_s *xs, struct weft_sched
         return xs->sched_unit;
     case SCHED_PRIO:
         for (int i = 0; i < n; i++)
-            if ((u = pool_pop_unit(s->pools[i])) != NULL) return u;
+            if ((u = pool_pop_unit(s->pools[i], xs)) != NULL) return u;
         return NULL;
     case SCHED_BASIC:
         for (int k = 0; k < n; k++) {
             unsigned i = (s->rr + (unsigned)k) % (unsigned)n;
-            if ((u = pool_pop_unit(s->pools[i])) != NULL) {
+            if ((u = pool_pop_unit(s->pools[i], xs)) != NULL) {
                 s->rr = (i + 1) % (unsigned)n;
                 return u;
             }
@@ -246,7 +246,7 @@ struct weft_unit_s *sched_pick_slow(struct weft_xstream_s *xs, struct weft_sched
         return NULL;
     default: { /* SCHED_RANDWS: our own pool first, then the others, starting
                 * at a random one so that thieves spread over their victims. */
-        if ((u = pool_pop_unit(s->pools[0])) != NULL || n == 1) return u;
+        if ((u = pool_pop_unit(s->pools[0], xs)) != NULL || n == 1) return u;
         uint64_t r = xs->rng;
         r ^= r << 13;
         r ^= r >> 7;
@@ -254,7 +254,7 @@ struct weft_unit_s *sched_pick_slow(struct weft_xstream_s *xs, struct weft_sched
         xs->rng = r;
         int others = n - 1, start = (int)(r % (uint64_t)others);
         for (int k = 0; k < others; k++)
-            if ((u = pool_pop_unit(s->pools[1 + (start + k) % others])) != NULL) return u;
+            if ((u = pool_pop_unit(s->pools[1 + (start + k) % others], xs)) != NULL) return u;
         return NULL;
     }
     }
@@ -406,7 +406,8 @@ static void stacked_main(void *arg)
     /* Its private pools belong to the stream it runs on; the unit is not
      * migratable, so that stays true. */
     for (int i = 0; i < s->npools; i++)
-        if (!pool_shared(s->pools[i])) s->pools[i]->owner = xs;
+        if (pool_single_consumer(s->pools[i]) || (i == 0 && !pool_owner(s->pools[i])))
+            pool_own(s->pools[i], xs);
     atomic_store(&s->xs, xs);
     s->parent = xs->sched;
     s->parent_unit = xs->sched_unit;
@@ -441,7 +442,7 @@ int weft_pool_add_sched(weft_pool pool, weft_sched s)
     int i;
     for (i = 0; i < s->npools; i++) {
         struct weft_pool_s *p = s->pools[i];
-        if (!pool_shared(p) && atomic_load(&p->n_scheds) > 0) {
+        if (pool_single_consumer(p) && atomic_load(&p->n_scheds) > 0) {
             rc = WEFT_ERR_POOL_ACCESS;
             break;
         }

@@ -49,17 +49,16 @@ static inline bool unit_done(struct weft_unit_s *u)
 /* ---------- making units ready ---------- */
 
 /* Put a ready unit where it belongs. `xs` is the calling stream or NULL. */
-static void unit_deliver(struct weft_xstream_s *xs, struct weft_unit_s *u)
+void unit_deliver(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     struct weft_pool_s *p = u->pool;
-    if (p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner && p->owner != xs) {
-        /* Another stream's private pool: its owner moves the unit in. The
-         * inbox only refuses once the owner has stopped, and a stream stops
-         * only with no unit of its pools pending: then nobody schedules the
-         * pool any more and the unit simply waits in it. */
-        if (inbox_push(p->owner, u)) return;
-    }
-    pool_push_unit(p, u);
+    /* Another stream's private pool or deque: its owner moves the unit in.
+     * The inbox only refuses once the owner has stopped, and a stream stops
+     * only with no unit of its pools pending: then nobody schedules the pool
+     * any more and the unit simply waits in it. */
+    struct weft_xstream_s *o = pool_owner(p);
+    if (pool_forwarded(p, xs) && o && inbox_push(o, u)) return;
+    pool_push_unit(p, u, xs);
 }
 
 void unit_make_ready(struct weft_xstream_s *xs, struct weft_unit_s *u)
@@ -449,7 +448,7 @@ int weft_yield_to(weft_thread target)
     if (!p) return WEFT_ERR_STATE;
     /* Same stream: a private pool this stream owns, or a pool its scheduler
      * lists. */
-    if (p->access == WEFT_POOL_ACCESS_PRIVATE ? p->owner != xs : !sched_has_pool(xs->sched, p))
+    if (pool_single_consumer(p) ? p->owner != xs : !sched_has_pool(xs->sched, p))
         return WEFT_ERR_CROSS_STREAM;
     if (target->bound && target->home != xs) return WEFT_ERR_CROSS_STREAM;
     if (!pool_take(p, target, false)) return WEFT_ERR_STATE;
@@ -604,7 +603,7 @@ int weft_thread_migrate(weft_thread t, weft_pool pool)
     }
     struct weft_pool_s *p = t->pool;
     if (!p) return WEFT_ERR_STATE;
-    if (p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner && p->owner != xs) return WEFT_ERR_POOL_ACCESS;
+    if (pool_single_consumer(p) && p->owner && p->owner != xs) return WEFT_ERR_POOL_ACCESS;
     if (!pool_take(p, t, false)) return WEFT_ERR_STATE; /* running, blocked or in transit */
     t->pool = pool;
     unit_deliver(xs, t);
@@ -637,7 +636,7 @@ int weft_thread_cancel(weft_thread t)
     struct weft_xstream_s *xs = weft_tls_xs;
     struct weft_pool_s *p = t->pool;
     if (!p) return WEFT_ERR_STATE;
-    if (p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner && p->owner != xs)
+    if (pool_single_consumer(p) && p->owner && p->owner != xs)
         return WEFT_ERR_POOL_ACCESS;
     if (!pool_take(p, t, true)) return WEFT_ERR_STATE;
     t->cancelled = 1;

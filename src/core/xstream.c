@@ -53,10 +53,10 @@ void inbox_drain(struct weft_xstream_s *xs)
             bound_push(xs, u);
         } else {
             struct weft_pool_s *p = u->pool;
-            if (p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner && p->owner != xs &&
-                inbox_push(p->owner, u))
+            struct weft_xstream_s *o = pool_owner(p);
+            if (pool_forwarded(p, xs) && o && inbox_push(o, u))
                 continue; /* the pool changed hands meanwhile */
-            pool_push_unit(p, u);
+            pool_push_unit(p, u, xs);
         }
     }
 }
@@ -199,7 +199,7 @@ static void *xs_thread_main(void *arg)
     sched_detach(xs->main_sched);
     for (int i = 0; i < xs->main_sched->npools; i++) {
         struct weft_pool_s *p = xs->main_sched->pools[i];
-        if (p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner == xs) p->owner = NULL;
+        pool_disown(p, xs);
     }
     su->tsan_fiber = NULL; /* the thread's own fiber is not ours to destroy */
     mem_cache_flush(xs);
@@ -450,7 +450,7 @@ int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched)
     }
     for (int i = 0; i < old->npools; i++) {
         struct weft_pool_s *p = old->pools[i];
-        if (!sched_has_pool(sched, p) && p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner == xs &&
+        if (!sched_has_pool(sched, p) && pool_single_consumer(p) && p->owner == xs &&
             atomic_load(&p->n_scheds) == 0)
             p->owner = NULL;
     }
