@@ -8,7 +8,8 @@
  * default-size stacks, so create and free on one stream take no lock and no
  * system call (seed 004 section 3.3: per-stream memory pools); the surplus
  * goes to global lists under a lock, and global stacks above
- * GLOBAL_STACKS_MAX go back to the OS.
+ * GLOBAL_STACKS_MAX go back to the OS. A descriptor freed on a stream other
+ * than the one whose slab it is from goes back to that stream, batched.
  *
  * Stacks are mmap'ed with a PROT_NONE guard page below them; the SIGSEGV
  * handler, running on an alternate signal stack, names the ULT whose stack
@@ -26,14 +27,9 @@
 #include "internal.h"
 #include "mem_cache.h"
 
-#define SLAB_UNITS 64
 #define GLOBAL_STACKS_MAX 4096
+#define REMOTE_BATCH 64
 #define ALTSTACK_SIZE (64 * 1024)
-
-struct slab {
-    struct slab *next;
-    struct weft_unit_s units[SLAB_UNITS];
-};
 
 static struct slab *g_slabs;                /* all slabs, freed at finalize */
 static struct unit_cache g_plain;           /* global descriptor list, under weft_g.lock */
@@ -132,34 +128,45 @@ void mem_stack_put_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
 
 /* ---------- descriptors ---------- */
 
-/* Under weft_g.lock: a fresh slab into g_plain. */
-static int slab_new(struct unit_cache *into)
+/* Under weft_g.lock: a fresh slab owned by `owner` into `into`. */
+static int slab_new(struct unit_cache *into, struct weft_xstream_s *owner)
 {
-    struct slab *s = aligned_alloc(CACHE_LINE, sizeof *s);
+    struct slab *s = aligned_alloc(SLAB_ALIGN, SLAB_ALIGN);
     if (!s) return WEFT_ERR_NOMEM;
     memset(s, 0, sizeof *s);
+    s->owner = owner;
     s->next = g_slabs;
     g_slabs = s;
-    for (int i = SLAB_UNITS - 1; i >= 0; i--) {
+    for (int i = (int)SLAB_UNITS - 1; i >= 0; i--) {
         atomic_store_explicit(&s->units[i].magic, MAGIC_DEAD, memory_order_relaxed);
         cache_push(into, &s->units[i]);
     }
     return WEFT_OK;
 }
 
-/* Slow path of mem_unit_alloc(): refill from the global list or a new slab. */
+/* Slow path of mem_unit_alloc(): what other streams gave back, else the
+ * global list, else a new slab. */
 struct weft_unit_s *mem_unit_alloc_slow(struct weft_xstream_s *xs)
 {
     struct weft_unit_s *u;
+    if (xs && atomic_load_explicit(&xs->returned, memory_order_relaxed)) {
+        u = atomic_exchange_explicit(&xs->returned, NULL, memory_order_acquire);
+        while (u) {
+            struct weft_unit_s *n = u->next;
+            cache_push(&xs->unit_cache, u);
+            u = n;
+        }
+        if ((u = cache_pop(&xs->unit_cache))) return u;
+    }
     pthread_mutex_lock(&weft_g.lock);
     if (xs && !g_plain.head) {
         /* A stream takes a whole new slab: descriptors of different streams
          * never sit side by side. */
-        int rc = slab_new(&xs->unit_cache);
+        int rc = slab_new(&xs->unit_cache, xs);
         pthread_mutex_unlock(&weft_g.lock);
         return rc == WEFT_OK ? cache_pop(&xs->unit_cache) : NULL;
     }
-    if (!g_plain.head && slab_new(&g_plain) != WEFT_OK) {
+    if (!g_plain.head && slab_new(&g_plain, NULL) != WEFT_OK) {
         pthread_mutex_unlock(&weft_g.lock);
         return NULL;
     }
@@ -178,12 +185,55 @@ void mem_unit_release_slow(struct weft_unit_s *u)
     pthread_mutex_unlock(&weft_g.lock);
 }
 
-/* A stream that ends hands its caches to the global lists. */
+/* Send the batch of freed descriptors to their owner: one exchange-free
+ * splice onto its `returned` stack. */
+static void remote_flush(struct weft_xstream_s *xs)
+{
+    struct unit_cache *b = &xs->remote_batch;
+    if (!b->head) return;
+    struct weft_unit_s *last = b->head;
+    while (last->next) last = last->next;
+    _Atomic(struct weft_unit_s *) *into = &xs->remote_owner->returned;
+    struct weft_unit_s *h = atomic_load_explicit(into, memory_order_relaxed);
+    do {
+        last->next = h;
+    } while (!atomic_compare_exchange_weak_explicit(into, &h, b->head, memory_order_release, memory_order_relaxed));
+    *b = (struct unit_cache){0};
+    xs->remote_owner = NULL;
+}
+
+/* A descriptor of `owner`'s slabs freed on `xs`: batched per owner, so a
+ * producer stream and a consumer stream exchange one atomic operation per
+ * REMOTE_BATCH units and each stream's caches stay bounded. */
+void mem_unit_release_remote(struct weft_xstream_s *xs, struct weft_unit_s *u, struct weft_xstream_s *owner)
+{
+    if (xs->remote_owner != owner) {
+        remote_flush(xs);
+        xs->remote_owner = owner;
+    }
+    cache_push(&xs->remote_batch, u);
+    if (xs->remote_batch.n >= REMOTE_BATCH) remote_flush(xs);
+}
+
+/* A stream that ends hands its caches to the global lists and its slabs to
+ * no one: from now on they are freed wherever they are released. (A
+ * descriptor another stream is sending back just now stays on the dead
+ * stream's list until weft_finalize() frees the slabs.) */
 void mem_cache_flush(struct weft_xstream_s *xs)
 {
     struct weft_unit_s *u;
     void *m;
+    remote_flush(xs);
     pthread_mutex_lock(&weft_g.lock);
+    for (struct slab *s = g_slabs; s; s = s->next)
+        if (atomic_load_explicit(&s->owner, memory_order_relaxed) == xs)
+            atomic_store_explicit(&s->owner, NULL, memory_order_relaxed);
+    u = atomic_exchange(&xs->returned, NULL);
+    while (u) {
+        struct weft_unit_s *n = u->next;
+        cache_push(&g_plain, u);
+        u = n;
+    }
     while ((u = cache_pop(&xs->unit_cache))) cache_push(&g_plain, u);
     while ((m = stack_cache_pop(&xs->stack_cache))) {
         struct stack_hdr *h = stack_hdr_of(m);
@@ -246,7 +296,7 @@ void mem_finalize(void)
 {
     void *m;
     for (struct slab *s = g_slabs; s; s = s->next)
-        for (int i = 0; i < SLAB_UNITS; i++) {
+        for (size_t i = 0; i < SLAB_UNITS; i++) {
             struct weft_unit_s *u = &s->units[i];
             if (u->stack_map) stack_unmap(u->stack_map, u->stack_size, u->vg_stack_id, u->tsan_fiber);
             u->stack_map = u->tsan_fiber = NULL;

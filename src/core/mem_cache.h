@@ -102,14 +102,43 @@ static inline void mem_stack_put(struct weft_xstream_s *xs, struct weft_unit_s *
     mem_stack_put_slow(xs, u);
 }
 
-/* Return a descriptor, and any stack it still holds, to the caches. */
+/* Descriptors come from slabs of SLAB_UNITS, each aligned to SLAB_ALIGN and
+ * tagged with the stream that took it: a descriptor's owner is one mask
+ * away. */
+#define SLAB_ALIGN ((size_t)32768)
+#define SLAB_UNITS ((SLAB_ALIGN - CACHE_LINE) / sizeof(struct weft_unit_s))
+
+struct slab {
+    struct slab *next;
+    struct weft_xstream_s *_Atomic owner; /* NULL: shared (plain threads, ended streams) */
+    struct weft_unit_s units[SLAB_UNITS] __attribute__((aligned(CACHE_LINE)));
+};
+_Static_assert(sizeof(struct slab) <= SLAB_ALIGN, "a slab fits its alignment");
+
+static inline struct slab *slab_of(struct weft_unit_s *u)
+{
+    return (struct slab *)((uintptr_t)u & ~(SLAB_ALIGN - 1));
+}
+
+WEFT_HIDDEN void mem_unit_release_remote(struct weft_xstream_s *xs, struct weft_unit_s *u, struct weft_xstream_s *owner);
+
+/* Return a descriptor, and any stack it still holds, to the caches: the
+ * caller's own when the descriptor is from one of its slabs (or from no
+ * stream's), else back towards its owner in batches. */
 static inline void mem_unit_release(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     atomic_store_explicit(&u->magic, MAGIC_DEAD, memory_order_relaxed);
     mem_stack_put(xs, u);
-    if (likely(xs != NULL) && xs->unit_cache.n < CACHE_MAX) {
-        cache_push(&xs->unit_cache, u);
-        return;
+    if (likely(xs != NULL)) {
+        struct weft_xstream_s *owner = atomic_load_explicit(&slab_of(u)->owner, memory_order_relaxed);
+        if (unlikely(owner != xs && owner != NULL)) {
+            mem_unit_release_remote(xs, u, owner);
+            return;
+        }
+        if (likely(xs->unit_cache.n < CACHE_MAX)) {
+            cache_push(&xs->unit_cache, u);
+            return;
+        }
     }
     mem_unit_release_slow(u);
 }
