@@ -4,6 +4,7 @@
  * that outgrows its first ring; the combinations that are refused. */
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 
@@ -113,14 +114,29 @@ static void test_kind(int k, weft_xstream helper)
 static _Atomic int g_ran_on[2];
 static weft_xstream g_streams[2];
 
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* On the owner's stream, a ULT keeps yielding until the thief has taken
+ * something (at most 10 s): the check below then does not depend on how the
+ * OS happens to schedule the two streams. */
 static void where(void *arg)
 {
     (void)arg;
     weft_xstream xs;
+    weft_thread self;
+    int tasklet;
     CHECK_OK(weft_xstream_self(&xs));
+    CHECK_OK(weft_self(&self));
+    CHECK_OK(weft_thread_is_tasklet(self, &tasklet));
+    if (xs == g_streams[1] && !tasklet)
+        for (double t0 = now(); !g_ran_on[0] && now() - t0 < 10.0;) weft_yield();
+    CHECK_OK(weft_xstream_self(&xs)); /* a yield may have let a thief take it */
     g_ran_on[xs == g_streams[1]]++;
-    for (volatile int i = 0; i < 2000; i++) {
-    }
 }
 
 /* Runs on stream 1: fills its own deque (the owner's lock-free pushes,

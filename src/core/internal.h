@@ -288,10 +288,9 @@ extern __thread struct weft_xstream_s *weft_tls_xs
 WEFT_HIDDEN int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first);
 WEFT_HIDDEN void pool_detach(struct weft_pool_s *p);
 WEFT_HIDDEN bool pool_kind_valid(int kind, int access);
+WEFT_HIDDEN void pool_take_owner(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first);
 WEFT_HIDDEN void pool_own(struct weft_pool_s *p, struct weft_xstream_s *xs);
 WEFT_HIDDEN void pool_disown(struct weft_pool_s *p, struct weft_xstream_s *xs);
-WEFT_HIDDEN bool deque_grow(struct weft_pool_s *p);
-WEFT_HIDDEN struct weft_unit_s *deque_steal(struct weft_pool_s *p);
 
 /* sched.c */
 WEFT_HIDDEN int sched_check(struct weft_sched_s *s);

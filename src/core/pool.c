@@ -25,17 +25,21 @@ void pool_disown(struct weft_pool_s *p, struct weft_xstream_s *xs)
     if (pool_owner(p) == xs) pool_own(p, NULL);
 }
 
-/* A scheduler on `xs` starts to use `p` (its first pool when `first`). A
- * single-consumer pool serves one scheduler; a deque belongs to the stream
- * that schedules it first. */
+/* The owner rule: a single-consumer pool belongs to the stream that
+ * schedules it; a deque to the first stream that schedules it as its first
+ * pool (`first`); other pools have no owner. */
+void pool_take_owner(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first)
+{
+    if (pool_single_consumer(p)) p->owner = xs;
+    else if (p->impl == IMPL_DEQUE && first && !pool_owner(p)) pool_own(p, xs);
+}
+
+/* A scheduler on `xs` starts to use `p` (as its first pool when `first`).
+ * A single-consumer pool serves one scheduler. */
 int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first)
 {
-    if (pool_single_consumer(p)) {
-        if (atomic_load(&p->n_scheds) > 0) return WEFT_ERR_POOL_ACCESS;
-        p->owner = xs;
-    } else if (p->impl == IMPL_DEQUE && first && !pool_owner(p)) {
-        pool_own(p, xs);
-    }
+    if (pool_single_consumer(p) && atomic_load(&p->n_scheds) > 0) return WEFT_ERR_POOL_ACCESS;
+    pool_take_owner(p, xs, first);
     atomic_fetch_add(&p->n_scheds, 1);
     return WEFT_OK;
 }
@@ -56,7 +60,7 @@ static int pool_local_access(struct weft_pool_s *p)
     return WEFT_OK;
 }
 
-/* ---------- the deque's slow paths ---------- */
+/* ---------- the deque (Chase-Lev) and the SPSC/MPSC push stack ---------- */
 
 #define DEQUE_FIRST_CAP 256
 
@@ -71,7 +75,7 @@ static struct deque_ring *ring_new(int64_t cap)
 }
 
 /* Double the ring (the producer only). The old one stays readable. */
-bool deque_grow(struct weft_pool_s *p)
+static bool deque_grow(struct weft_pool_s *p)
 {
     struct deque_ring *old = atomic_load_explicit(&p->ring, memory_order_relaxed);
     struct deque_ring *r = ring_new(old->cap * 2);
@@ -88,7 +92,7 @@ bool deque_grow(struct weft_pool_s *p)
 }
 
 /* Any stream takes the oldest unit. */
-struct weft_unit_s *deque_steal(struct weft_pool_s *p)
+static struct weft_unit_s *deque_steal(struct weft_pool_s *p)
 {
     for (;;) {
         int64_t t = atomic_load_explicit(&p->top, memory_order_seq_cst);
@@ -103,6 +107,58 @@ struct weft_unit_s *deque_steal(struct weft_pool_s *p)
         }
         /* Another taker won that unit: try the next one. */
     }
+}
+
+/* The producer (the owner, or a pusher holding the lock while there is
+ * none) appends at bottom. False when the ring is full and cannot grow. */
+static bool deque_push(struct weft_pool_s *p, struct weft_unit_s *u)
+{
+    int64_t b = atomic_load_explicit(&p->bottom, memory_order_relaxed);
+    int64_t t = atomic_load_explicit(&p->top, memory_order_acquire);
+    struct deque_ring *r = atomic_load_explicit(&p->ring, memory_order_relaxed);
+    if (unlikely(b - t >= r->cap)) {
+        if (!deque_grow(p)) return false;
+        r = atomic_load_explicit(&p->ring, memory_order_relaxed);
+    }
+    u->in_pool = 1;
+    atomic_store_explicit(&r->slot[b & (r->cap - 1)], u, memory_order_relaxed);
+    atomic_store_explicit(&p->bottom, b + 1, memory_order_release);
+    return true;
+}
+
+/* The owner takes the newest unit. */
+static struct weft_unit_s *deque_take(struct weft_pool_s *p)
+{
+    int64_t b = atomic_load_explicit(&p->bottom, memory_order_relaxed) - 1;
+    struct deque_ring *r = atomic_load_explicit(&p->ring, memory_order_relaxed);
+    atomic_store_explicit(&p->bottom, b, memory_order_seq_cst);
+    int64_t t = atomic_load_explicit(&p->top, memory_order_seq_cst);
+    struct weft_unit_s *u = NULL;
+    if (t <= b) {
+        u = atomic_load_explicit(&r->slot[b & (r->cap - 1)], memory_order_relaxed);
+        if (t == b) { /* the last one: race the thieves for it */
+            if (!atomic_compare_exchange_strong_explicit(&p->top, &t, t + 1, memory_order_seq_cst,
+                                                         memory_order_relaxed))
+                u = NULL;
+            atomic_store_explicit(&p->bottom, b + 1, memory_order_release);
+        }
+    } else {
+        atomic_store_explicit(&p->bottom, b + 1, memory_order_release);
+    }
+    if (u) u->in_pool = 0;
+    return u;
+}
+
+/* SPSC/MPSC: a push from a stream other than the owner. */
+static void incoming_push(struct weft_pool_s *p, struct weft_unit_s *u)
+{
+    atomic_fetch_add_explicit(&p->incoming_n, 1, memory_order_relaxed); /* before: a count never runs short */
+    u->in_pool = 1;
+    struct weft_unit_s *h = atomic_load_explicit(&p->incoming, memory_order_relaxed);
+    do {
+        u->next = h;
+    } while (!atomic_compare_exchange_weak_explicit(&p->incoming, &h, u, memory_order_release,
+                                                    memory_order_relaxed));
 }
 
 /* A push into a deque by a stream that is not its owner. With an owner,

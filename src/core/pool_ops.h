@@ -134,17 +134,6 @@ static inline struct weft_unit_s *locked_pop(struct weft_pool_s *p)
 
 /* ---- SPSC/MPSC: other streams push onto an atomic stack ---- */
 
-static inline void incoming_push(struct weft_pool_s *p, struct weft_unit_s *u)
-{
-    atomic_fetch_add_explicit(&p->incoming_n, 1, memory_order_relaxed); /* before: a count never runs short */
-    u->in_pool = 1;
-    struct weft_unit_s *h = atomic_load_explicit(&p->incoming, memory_order_relaxed);
-    do {
-        u->next = h;
-    } while (!atomic_compare_exchange_weak_explicit(&p->incoming, &h, u, memory_order_release,
-                                                    memory_order_relaxed));
-}
-
 /* The owner moves everything pushed meanwhile into its list, oldest first. */
 static inline void incoming_drain(struct weft_pool_s *p)
 {
@@ -164,47 +153,8 @@ static inline void incoming_drain(struct weft_pool_s *p)
     atomic_fetch_sub_explicit(&p->incoming_n, n, memory_order_relaxed);
 }
 
-/* ---- SPMC and DEQUE: a Chase-Lev deque (Le et al., PPoPP 2013) ---- */
-
-/* The producer (the owner, or a pusher holding the lock while there is
- * none) appends at bottom. False when the ring is full and cannot grow. */
-static inline bool deque_push(struct weft_pool_s *p, struct weft_unit_s *u)
-{
-    int64_t b = atomic_load_explicit(&p->bottom, memory_order_relaxed);
-    int64_t t = atomic_load_explicit(&p->top, memory_order_acquire);
-    struct deque_ring *r = atomic_load_explicit(&p->ring, memory_order_relaxed);
-    if (unlikely(b - t >= r->cap)) {
-        if (!deque_grow(p)) return false;
-        r = atomic_load_explicit(&p->ring, memory_order_relaxed);
-    }
-    u->in_pool = 1;
-    atomic_store_explicit(&r->slot[b & (r->cap - 1)], u, memory_order_relaxed);
-    atomic_store_explicit(&p->bottom, b + 1, memory_order_release);
-    return true;
-}
-
-/* The owner takes the newest unit. */
-static inline struct weft_unit_s *deque_take(struct weft_pool_s *p)
-{
-    int64_t b = atomic_load_explicit(&p->bottom, memory_order_relaxed) - 1;
-    struct deque_ring *r = atomic_load_explicit(&p->ring, memory_order_relaxed);
-    atomic_store_explicit(&p->bottom, b, memory_order_seq_cst);
-    int64_t t = atomic_load_explicit(&p->top, memory_order_seq_cst);
-    struct weft_unit_s *u = NULL;
-    if (t <= b) {
-        u = atomic_load_explicit(&r->slot[b & (r->cap - 1)], memory_order_relaxed);
-        if (t == b) { /* the last one: race the thieves for it */
-            if (!atomic_compare_exchange_strong_explicit(&p->top, &t, t + 1, memory_order_seq_cst,
-                                                         memory_order_relaxed))
-                u = NULL;
-            atomic_store_explicit(&p->bottom, b + 1, memory_order_release);
-        }
-    } else {
-        atomic_store_explicit(&p->bottom, b + 1, memory_order_release);
-    }
-    if (u) u->in_pool = 0;
-    return u;
-}
+/* ---- SPMC and DEQUE: a Chase-Lev deque (Le et al., PPoPP 2013; its
+ * operations are in pool.c) ---- */
 
 static inline size_t deque_count(struct weft_pool_s *p)
 {

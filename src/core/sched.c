@@ -405,9 +405,7 @@ static void stacked_main(void *arg)
     struct weft_unit_s *self = xs->cur;
     /* Its private pools belong to the stream it runs on; the unit is not
      * migratable, so that stays true. */
-    for (int i = 0; i < s->npools; i++)
-        if (pool_single_consumer(s->pools[i]) || (i == 0 && !pool_owner(s->pools[i])))
-            pool_own(s->pools[i], xs);
+    for (int i = 0; i < s->npools; i++) pool_take_owner(s->pools[i], xs, i == 0);
     atomic_store(&s->xs, xs);
     s->parent = xs->sched;
     s->parent_unit = xs->sched_unit;
