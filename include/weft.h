@@ -109,12 +109,26 @@ typedef struct weft_config {
     int bind;                    /* 1: bind stream i to core i (hwloc); 0: leave unbound */
     weft_pool_kind pool_kind;    /* kind of each stream's default pool */
     weft_pool_access pool_access;/* access of each stream's default pool */
+    /* 1: default-size stacks are carved from 2 MiB chunks backed by huge
+     * pages (hugetlbfs pages when the system has reserved some, else
+     * transparent huge pages). Fewer TLB misses when many ULTs are live;
+     * such stacks have no guard page (a guard would split the huge page):
+     * an overflow is caught, best effort, by a canary checked when the ULT
+     * ends. Chunks go back to the OS at weft_finalize(). */
+    int huge_pages;
+    /* 0 (default): a ULT gets its stack when it first runs (lazy), so
+     * created but not yet started ULTs cost a descriptor only. 1: at
+     * creation, so creation reports WEFT_ERR_NOMEM instead of the ULT
+     * waiting for a stack. */
+    int eager_stacks;
 } weft_config;
 
 /* Fill `cfg` with the defaults, then apply the environment:
  *   WEFT_NUM_XSTREAMS  streams at start (default: one per core)
  *   WEFT_STACK_SIZE    ULT stack size, bytes, K or M suffix (default 64K)
  *   WEFT_BIND          1 or 0 (default 1 when streams <= cores)
+ *   WEFT_HUGE_PAGES    1 or 0 (default 0)
+ *   WEFT_EAGER_STACKS  1 or 0 (default 0)
  * Errors: WEFT_ERR_INVALID (NULL cfg or a malformed variable). Any context. */
 int weft_config_init(weft_config *cfg);
 
@@ -230,11 +244,22 @@ typedef struct weft_pool_ops {
     void (*remove)(void *state, weft_thread unit);
     /* Called by weft_pool_free(); may be NULL. */
     void (*free)(void *state);
+    /* Optional: called once by weft_pool_create_user() with the new pool,
+     * before any other op. A return other than WEFT_OK fails the creation
+     * with that code (free is then not called). */
+    int (*init)(void *state, weft_pool pool);
+    /* Optional: give back between 1 and `max` units in units[] and return
+     * how many; only called when the pool holds at least `max`. Without
+     * it, weft_pool_pop_many() calls pop repeatedly. */
+    int (*pop_many)(void *state, weft_thread *units, int max);
 } weft_pool_ops;
+/* A user pool needs no size, is-empty or pop-wait operation: weft counts
+ * what it pushed and popped, serialises the ops of shared pools itself, and
+ * implements weft_pool_size(), _is_empty() and _pop_wait() over that. */
 
 /* Create a pool run by `ops` over `state` (both kept by reference).
- * Errors: WEFT_ERR_INVALID (NULL ops, push or pop; bad access), WEFT_ERR_NOMEM.
- * Context: any. */
+ * Errors: WEFT_ERR_INVALID (NULL ops, push or pop; bad access), WEFT_ERR_NOMEM,
+ * or what ops->init returned. Context: any. */
 int weft_pool_create_user(const weft_pool_ops *ops, void *state, weft_pool_access access, weft_pool *out);
 
 /* Two words of storage in each unit for the pool that holds it (a user
@@ -270,6 +295,24 @@ int weft_pool_push(weft_pool pool, weft_thread unit);
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID, WEFT_ERR_POOL_ACCESS.
  * Context: any. */
 int weft_pool_pop(weft_pool pool, weft_thread *unit);
+
+/* Take up to `max` ready units out of the pool into units[]; *n says how
+ * many (0 when it is empty). One lock round for a locked pool, one
+ * pop_many call for a user pool that has it. The caller holds them, as
+ * after weft_pool_pop().
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (max < 0, NULL array or n),
+ * WEFT_ERR_POOL_ACCESS. Context: any. */
+int weft_pool_pop_many(weft_pool pool, int max, weft_thread *units, int *n);
+
+/* weft_pool_pop(), waiting up to `timeout_ns` nanoseconds for a unit to be
+ * pushed (0: do not wait; UINT64_MAX: no limit). *unit is WEFT_THREAD_NULL
+ * when the time ran out. A waiting ULT yields to the other work of its
+ * stream; a waiting scheduler or plain thread backs off from spinning to
+ * short sleeps (so a unit pushed after a long wait is seen within about
+ * 50 microseconds).
+ * Errors: as weft_pool_pop(); WEFT_ERR_TASKLET_BLOCKS from a tasklet with a
+ * timeout other than 0. Context: ULT, scheduler, thread; tasklet with 0. */
+int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit);
 
 /* ------------------------------------------------------------------ */
 /* Schedulers                                                          */

@@ -50,4 +50,33 @@ static inline weft_pool self_pool(void)
     return pool;
 }
 
+/* Run `child` in a forked process with its stderr captured into buf (NUL
+ * terminated, echoed to ours); returns its wait status. */
+#include <sys/wait.h>
+#include <unistd.h>
+static inline int run_child_stderr(void (*child)(void), char *buf, size_t size)
+{
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        child();
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t len = 0;
+    ssize_t r;
+    while ((r = read(fds[0], buf + len, size - 1 - len)) > 0) len += (size_t)r;
+    buf[len] = 0;
+    close(fds[0]);
+    int status;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    fprintf(stderr, "child said: %s", buf);
+    return status;
+}
+
 #endif

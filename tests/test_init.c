@@ -45,6 +45,18 @@ int main(void)
     setenv("WEFT_NUM_XSTREAMS", "lots", 1);
     CHECK_RC(weft_config_init(&cfg), WEFT_ERR_INVALID);
     setenv("WEFT_NUM_XSTREAMS", "3", 1);
+    setenv("WEFT_HUGE_PAGES", "1", 1);
+    setenv("WEFT_EAGER_STACKS", "1", 1);
+    CHECK_OK(weft_config_init(&cfg));
+    CHECK(cfg.huge_pages == 1 && cfg.eager_stacks == 1);
+    setenv("WEFT_HUGE_PAGES", "2", 1);
+    CHECK_RC(weft_config_init(&cfg), WEFT_ERR_INVALID);
+    unsetenv("WEFT_HUGE_PAGES");
+    setenv("WEFT_EAGER_STACKS", "yes", 1);
+    CHECK_RC(weft_config_init(&cfg), WEFT_ERR_INVALID);
+    unsetenv("WEFT_EAGER_STACKS");
+    CHECK_OK(weft_config_init(&cfg));
+    CHECK(cfg.huge_pages == 0 && cfg.eager_stacks == 0);
 
     /* Bad explicit configurations. */
     CHECK_OK(weft_config_init(&cfg));
@@ -52,6 +64,12 @@ int main(void)
     CHECK_RC(weft_init(&cfg), WEFT_ERR_INVALID);
     CHECK_OK(weft_config_init(&cfg));
     cfg.stack_size = 1;
+    CHECK_RC(weft_init(&cfg), WEFT_ERR_INVALID);
+    CHECK_OK(weft_config_init(&cfg));
+    cfg.huge_pages = -1;
+    CHECK_RC(weft_init(&cfg), WEFT_ERR_INVALID);
+    CHECK_OK(weft_config_init(&cfg));
+    cfg.eager_stacks = 7;
     CHECK_RC(weft_init(&cfg), WEFT_ERR_INVALID);
     CHECK(!weft_initialized());
 

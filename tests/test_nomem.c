@@ -1,6 +1,7 @@
 /* Out of memory: creation fails with WEFT_ERR_NOMEM (never an abort), a ULT
  * whose stack cannot be mapped waits in its pool instead of being lost, and
- * once memory is back every created unit runs exactly once. Runs in a child
+ * once memory is back every created unit runs exactly once. With eager
+ * stacks, creation itself fails once no stack can be mapped. Runs in a child
  * process under a lowered address-space limit. Skipped under sanitizers,
  * whose shadow memory needs a huge address space, and under qemu-user, where
  * the limit would bind the emulator rather than the program. */
@@ -24,9 +25,13 @@ static void body(void *arg)
     g_runs[(long)(intptr_t)arg]++;
 }
 
-static int child(void)
+static int child(int eager)
 {
-    start_weft(1);
+    weft_config cfg;
+    CHECK_OK(weft_config_init(&cfg));
+    cfg.num_xstreams = 1;
+    cfg.eager_stacks = eager;
+    CHECK_OK(weft_init(&cfg));
     weft_pool pool = self_pool();
     weft_thread *t = calloc(MAX_UNITS, sizeof *t);
     g_runs = calloc(MAX_UNITS, sizeof *g_runs);
@@ -50,7 +55,7 @@ static int child(void)
         created++;
     CHECK_RC(rc, WEFT_ERR_NOMEM);
     CHECK(t[created] == NULL);
-    CHECK(created > 1000);
+    CHECK(created > (eager ? 20 : 1000));
 
     /* No memory for their stacks: yielding lets the scheduler try them;
      * they must stay queued. */
@@ -66,8 +71,9 @@ static int child(void)
             return 1;
         }
     CHECK_OK(weft_finalize());
-    printf("nomem: %ld units created before WEFT_ERR_NOMEM; %ld ran while memory was short; all ran once\n",
-           created, ran_short);
+    printf("nomem (%s stacks): %ld units created before WEFT_ERR_NOMEM; %ld ran while memory was short; all ran "
+           "once\n",
+           eager ? "eager" : "lazy", created, ran_short);
     fflush(stdout);
     return 0;
 }
@@ -80,13 +86,15 @@ int main(void)
     printf("nomem: skipped " SKIP_REASON "\n");
     return 77;
 #else
-    fflush(stdout);
-    pid_t pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) _exit(child());
-    int status;
-    CHECK(waitpid(pid, &status, 0) == pid);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    for (int eager = 0; eager <= 1; eager++) {
+        fflush(stdout);
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) _exit(child(eager));
+        int status;
+        CHECK(waitpid(pid, &status, 0) == pid);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
     printf("nomem: ok\n");
     return 0;
 #endif

@@ -61,7 +61,7 @@ static void count(void *arg) { __atomic_fetch_add((int *)((struct job *)arg)->n,
 int main(void)
 {
     start_weft(1);
-    const weft_pool_ops ops = {edf_push, edf_pop, edf_remove, edf_free};
+    const weft_pool_ops ops = {.push = edf_push, .pop = edf_pop, .remove = edf_remove, .free = edf_free};
     weft_pool p;
     weft_pool_ops bad = ops;
     bad.pop = NULL;

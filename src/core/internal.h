@@ -256,8 +256,12 @@ struct weft_global {
     _Atomic int initialized;
     pthread_mutex_t lock;               /* streams table, global caches */
     size_t stack_size;                  /* default ULT stack size */
+    size_t fast_stack_size;             /* stacks of this size take the inline cache paths: the
+                                         * default, or 0 with huge pages (their ends are checked) */
     size_t page_size;
     int bind_default;
+    int huge_stacks;                    /* default-size stacks come from huge-page chunks (mem.c) */
+    int eager_stacks;                   /* a ULT gets its stack at creation, not at first run */
     struct weft_xstream_s **streams;    /* by rank; NULL slots are free */
     int streams_cap;
     _Atomic int n_streams;

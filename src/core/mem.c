@@ -13,7 +13,8 @@
  *
  * Stacks are mmap'ed with a PROT_NONE guard page below them; the SIGSEGV
  * handler, running on an alternate signal stack, names the ULT whose stack
- * overflowed into its guard. */
+ * overflowed into its guard. Huge-page stacks (weft_config.huge_pages) are
+ * carved from large chunks instead and carry a canary, not a guard. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -34,15 +35,142 @@
 static struct slab *g_slabs;                /* all slabs, freed at finalize */
 static struct unit_cache g_plain;           /* global descriptor list, under weft_g.lock */
 
+static struct stack_cache g_stacks; /* global stack list, under weft_g.lock */
+
+/* ---------- huge-page stacks ---------- */
+
+/* With weft_config.huge_pages, default-size stacks are slots of 2 MiB-aligned
+ * chunks: hugetlbfs pages if the system reserved some, else anonymous memory
+ * marked for transparent huge pages. A slot keeps the usual layout (one page,
+ * then the stack) but the page is not a guard: protecting it would split the
+ * huge page. Its top words hold a canary instead, checked when the ULT ends.
+ * Slots never go back to the OS one by one; chunks are unmapped at
+ * finalize. */
+#define HUGE_CHUNK ((size_t)2 << 20)
+#define CANARY_WORDS 4
+#define CANARY 0x5745465443414e59ull /* "WEFTCANY" */
+
+struct huge_chunk {
+    struct huge_chunk *next;
+    void *base;
+    size_t size;
+};
+
+static struct huge_chunk *g_huge_chunks; /* under weft_g.lock */
+static char *g_huge_next, *g_huge_end;   /* the uncarved rest of the newest chunk */
+
+static inline bool stack_is_huge(size_t size)
+{
+    return weft_g.huge_stacks && size == weft_g.stack_size;
+}
+
+static uint64_t *stack_canary(void *map)
+{
+    return (uint64_t *)((char *)map + weft_g.page_size) - CANARY_WORDS;
+}
+
+/* Under weft_g.lock: a new chunk of at least `slot` bytes. */
+static int huge_chunk_new(size_t slot)
+{
+    size_t size = (slot * 8 + HUGE_CHUNK - 1) & ~(HUGE_CHUNK - 1);
+    struct huge_chunk *c = malloc(sizeof *c);
+    if (!c) return WEFT_ERR_NOMEM;
+    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+    if (m == MAP_FAILED) {
+        /* No reserved huge pages: align anonymous memory to 2 MiB by hand
+         * and ask for transparent huge pages. */
+        char *raw = mmap(NULL, size + HUGE_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                         -1, 0);
+        if (raw == MAP_FAILED) {
+            free(c);
+            return WEFT_ERR_NOMEM;
+        }
+        char *al = (char *)(((uintptr_t)raw + HUGE_CHUNK - 1) & ~(HUGE_CHUNK - 1));
+        if (al > raw) munmap(raw, (size_t)(al - raw));
+        if (al + size < raw + size + HUGE_CHUNK) munmap(al + size, (size_t)(raw + size + HUGE_CHUNK - (al + size)));
+        m = al;
+        (void)madvise(m, size, MADV_HUGEPAGE); /* THP "never": small pages, still carved */
+    }
+    c->base = m;
+    c->size = size;
+    c->next = g_huge_chunks;
+    g_huge_chunks = c;
+    g_huge_next = m;
+    g_huge_end = (char *)m + size;
+    return WEFT_OK;
+}
+
+static int stack_carve(struct weft_unit_s *u, size_t size)
+{
+    size_t slot = size + weft_g.page_size;
+    pthread_mutex_lock(&weft_g.lock);
+    if ((size_t)(g_huge_end - g_huge_next) < slot && huge_chunk_new(slot) != WEFT_OK) {
+        pthread_mutex_unlock(&weft_g.lock);
+        return WEFT_ERR_NOMEM;
+    }
+    void *m = g_huge_next;
+    g_huge_next += slot;
+    pthread_mutex_unlock(&weft_g.lock);
+    uint64_t *c = stack_canary(m);
+    for (int i = 0; i < CANARY_WORDS; i++) c[i] = CANARY;
+    u->stack_map = m;
+    u->stack_lo = (char *)m + weft_g.page_size;
+    u->stack_size = size;
+    hook_stack_register(u);
+    return WEFT_OK;
+}
+
+/* A huge-page stack given back: abort if its ULT ran past the bottom. */
+static void stack_check(struct weft_unit_s *u)
+{
+    const uint64_t *c = stack_canary(u->stack_map);
+    for (int i = 0; i < CANARY_WORDS; i++)
+        if (c[i] != CANARY) {
+            char buf[160];
+            int n = snprintf(buf, sizeof buf,
+                             "weft: stack overflow in ULT %llu (huge-page stack of %zu bytes, no guard page); "
+                             "raise its stack size\n",
+                             (unsigned long long)u->id, u->stack_size);
+            ssize_t w = write(2, buf, (size_t)n);
+            (void)w;
+            abort();
+        }
+}
+
+static void huge_chunks_release(void)
+{
+    while (g_huge_chunks) {
+        struct huge_chunk *n = g_huge_chunks->next;
+        munmap(g_huge_chunks->base, g_huge_chunks->size);
+        free(g_huge_chunks);
+        g_huge_chunks = n;
+    }
+    g_huge_next = g_huge_end = NULL;
+}
+
 /* ---------- stacks ---------- */
 
-static struct stack_cache g_stacks; /* global stack list, under weft_g.lock */
+/* Forget a stack: its tools' records, and its memory unless it is a slot of
+ * a huge-page chunk (those go with their chunk). */
+static void stack_unmap(void *map, size_t size, unsigned vg_id, void *fiber)
+{
+    (void)vg_id;
+    (void)fiber;
+#ifdef WEFT_HAVE_VALGRIND
+    VALGRIND_STACK_DEREGISTER(vg_id);
+#endif
+#ifdef WEFT_TSAN
+    if (fiber) __tsan_destroy_fiber(fiber);
+#endif
+    if (!stack_is_huge(size)) munmap(map, size + weft_g.page_size);
+}
 
 /* A new stack of `size` usable bytes with a guard page below it. When the
  * kernel's map count runs out (each guard splits the mapping), the stack is
  * still given, without its guard, rather than failing the ULT. */
 static int stack_map(struct weft_unit_s *u, size_t size)
 {
+    if (stack_is_huge(size)) return stack_carve(u, size);
     size_t guard = weft_g.page_size;
     void *m = mmap(NULL, size + guard, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
@@ -60,21 +188,8 @@ static int stack_map(struct weft_unit_s *u, size_t size)
     return WEFT_OK;
 }
 
-static void stack_unmap(void *map, size_t size, unsigned vg_id, void *fiber)
-{
-    (void)vg_id;
-    (void)fiber;
-#ifdef WEFT_HAVE_VALGRIND
-    VALGRIND_STACK_DEREGISTER(vg_id);
-#endif
-#ifdef WEFT_TSAN
-    if (fiber) __tsan_destroy_fiber(fiber);
-#endif
-    munmap(map, size + weft_g.page_size);
-}
-
 /* Slow path of mem_stack_get(): the stream's cache is empty, the size is not
- * the default, or the caller is no stream. Global cache, else the OS. */
+ * the default, stacks are huge-page slots, or the caller is no stream. Global cache, else the OS. */
 int mem_stack_get_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     size_t size = u->stack_size;
@@ -102,11 +217,13 @@ int mem_stack_get_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
     return WEFT_OK;
 }
 
-/* Slow path of mem_stack_put(). */
+/* Slow path of mem_stack_put(); huge-page stacks always come here to be
+ * checked. */
 void mem_stack_put_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     void *m = u->stack_map, *fiber = u->tsan_fiber;
     if (!m) return;
+    if (stack_is_huge(u->stack_size)) stack_check(u);
     u->stack_map = u->stack_lo = NULL;
     u->tsan_fiber = NULL;
     if (u->stack_size != weft_g.stack_size) {
@@ -118,7 +235,7 @@ void mem_stack_put_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
         return;
     }
     pthread_mutex_lock(&weft_g.lock);
-    if (g_stacks.n < GLOBAL_STACKS_MAX) {
+    if (g_stacks.n < GLOBAL_STACKS_MAX || weft_g.huge_stacks) {
         stack_cache_push(&g_stacks, m, u->vg_stack_id, fiber);
         m = NULL;
     }
@@ -239,7 +356,7 @@ void mem_cache_flush(struct weft_xstream_s *xs)
         struct stack_hdr *h = stack_hdr_of(m);
         unsigned id = h->vg_stack_id;
         void *fiber = h->tsan_fiber;
-        if (g_stacks.n < GLOBAL_STACKS_MAX) stack_cache_push(&g_stacks, m, id, fiber);
+        if (g_stacks.n < GLOBAL_STACKS_MAX || weft_g.huge_stacks) stack_cache_push(&g_stacks, m, id, fiber);
         else stack_unmap(m, weft_g.stack_size, id, fiber);
     }
     pthread_mutex_unlock(&weft_g.lock);
@@ -310,6 +427,7 @@ void mem_finalize(void)
         free(g_slabs);
         g_slabs = n;
     }
+    huge_chunks_release();
     g_plain = (struct unit_cache){0};
     obj_release_retired();
 }

@@ -76,7 +76,7 @@ static inline struct weft_unit_s *mem_unit_alloc(struct weft_xstream_s *xs)
 static inline int mem_stack_get(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     void *m;
-    if (likely(xs != NULL) && u->stack_size == weft_g.stack_size && (m = stack_cache_pop(&xs->stack_cache))) {
+    if (likely(xs != NULL) && u->stack_size == weft_g.fast_stack_size && (m = stack_cache_pop(&xs->stack_cache))) {
         struct stack_hdr *h = stack_hdr_of(m);
         u->vg_stack_id = h->vg_stack_id;
         u->tsan_fiber = h->tsan_fiber;
@@ -93,7 +93,7 @@ static inline void mem_stack_put(struct weft_xstream_s *xs, struct weft_unit_s *
 {
     void *m = u->stack_map;
     if (!m) return;
-    if (likely(xs != NULL) && u->stack_size == weft_g.stack_size && xs->stack_cache.n < CACHE_MAX) {
+    if (likely(xs != NULL) && u->stack_size == weft_g.fast_stack_size && xs->stack_cache.n < CACHE_MAX) {
         stack_cache_push(&xs->stack_cache, m, u->vg_stack_id, u->tsan_fiber);
         u->stack_map = u->stack_lo = NULL;
         u->tsan_fiber = NULL;

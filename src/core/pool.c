@@ -2,6 +2,8 @@
  * the hot path are inline in pool_ops.h. */
 #include <sched.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "pool_ops.h"
@@ -51,13 +53,17 @@ void pool_detach(struct weft_pool_s *p)
 
 /* May the calling stream pop from / inspect `p`? Its owner first moves in
  * the units other streams sent it (a user-defined scheduler sees them). */
-static int pool_local_access(struct weft_pool_s *p)
+static int pool_access_from(struct weft_pool_s *p, struct weft_xstream_s *xs)
 {
     if (!pool_single_consumer(p) || !p->owner) return WEFT_OK;
-    struct weft_xstream_s *xs = weft_tls_xs;
     if (p->owner != xs) return WEFT_ERR_POOL_ACCESS;
     if (atomic_load_explicit(&xs->inbox, memory_order_relaxed)) inbox_drain(xs);
     return WEFT_OK;
+}
+
+static int pool_local_access(struct weft_pool_s *p)
+{
+    return pool_access_from(p, weft_tls_xs);
 }
 
 /* ---------- the deque (Chase-Lev) and the SPSC/MPSC push stack ---------- */
@@ -269,6 +275,12 @@ int weft_pool_create_user(const weft_pool_ops *ops, void *state, weft_pool_acces
     (*out)->impl = access == WEFT_POOL_ACCESS_PRIVATE ? IMPL_LIST : IMPL_LOCKED; /* the ops need no sync of their own */
     (*out)->ops = *ops;
     (*out)->ops_state = state;
+    if (ops->init && (rc = ops->init(state, *out)) != WEFT_OK) {
+        atomic_store(&(*out)->magic, MAGIC_DEAD);
+        obj_retire(OBJ_POOL, *out);
+        *out = NULL;
+        return rc;
+    }
     return WEFT_OK;
 }
 
@@ -337,4 +349,90 @@ int weft_pool_pop(weft_pool pool, weft_thread *unit)
     if (u) u->pool = NULL; /* held by the caller until pushed again */
     *unit = u;
     return WEFT_OK;
+}
+
+/* Up to `max` units of `p` for `xs` into out[]. */
+static int pool_pop_batch(struct weft_pool_s *p, struct weft_xstream_s *xs, int max, struct weft_unit_s **out)
+{
+    int n = 0;
+    struct weft_unit_s *u;
+    if (p->impl != IMPL_LOCKED && !(p->kind == POOL_KIND_USER && p->ops.pop_many)) {
+        while (n < max && (u = pool_pop_unit(p, xs))) out[n++] = u;
+        return n;
+    }
+    bool locked = p->impl == IMPL_LOCKED;
+    if (locked) {
+        if (!atomic_load_explicit(&p->size_snapshot, memory_order_relaxed)) return 0;
+        pool_lock(p);
+    }
+    if (p->kind == POOL_KIND_USER && p->ops.pop_many) {
+        int want = p->size < (size_t)max ? (int)p->size : max;
+        if (want > 0) {
+            n = p->ops.pop_many(p->ops_state, out, want);
+            if (n > want) {
+                static const char msg[] = "weft: a user pool's pop_many returned more units than asked for\n";
+                ssize_t w = write(2, msg, sizeof msg - 1);
+                (void)w;
+                abort();
+            }
+            if (n < 0) n = 0;
+            for (int i = 0; i < n; i++) out[i]->in_pool = 0;
+            p->size -= (size_t)n;
+        }
+    }
+    while (n < max && (u = list_pop(p))) out[n++] = u; /* built-in, or a pop_many that gave fewer */
+    if (locked) {
+        atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
+        pool_unlock(p);
+    }
+    return n;
+}
+
+int weft_pool_pop_many(weft_pool pool, int max, weft_thread *units, int *n)
+{
+    int rc = pool_check(pool);
+    if (rc) return rc;
+    if (!n || max < 0 || (max > 0 && !units)) return WEFT_ERR_INVALID;
+    *n = 0;
+    if ((rc = pool_local_access(pool))) return rc;
+    int got = pool_pop_batch(pool, weft_tls_xs, max, units);
+    for (int i = 0; i < got; i++) units[i]->pool = NULL; /* held by the caller until pushed again */
+    *n = got;
+    return WEFT_OK;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit)
+{
+    int rc = pool_check(pool);
+    if (rc) return rc;
+    if (!unit) return WEFT_ERR_INVALID;
+    *unit = NULL;
+    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_unit_s *self = xs ? xs->cur : NULL;
+    if (timeout_ns && self && self->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
+    /* A ULT waits by yielding; its stream (and so its pool access) is
+     * whatever it runs on after each yield. */
+    bool ult = self && (self->kind == KIND_ULT || self->kind == KIND_MAIN);
+    uint64_t deadline = timeout_ns == UINT64_MAX ? UINT64_MAX : now_ns() + timeout_ns;
+    unsigned idle = 0;
+    for (;;) {
+        if (ult) xs = self->xs;
+        if ((rc = pool_access_from(pool, xs))) return rc;
+        struct weft_unit_s *u = pool_pop_unit(pool, xs);
+        if (u) {
+            u->pool = NULL;
+            *unit = u;
+            return WEFT_OK;
+        }
+        if (timeout_ns == 0 || (deadline != UINT64_MAX && now_ns() >= deadline)) return WEFT_OK;
+        if (ult) weft_yield();
+        else idle_backoff(&idle);
+    }
 }

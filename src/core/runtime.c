@@ -74,6 +74,8 @@ int weft_config_init(weft_config *cfg)
     cfg->bind = -1; /* decided below */
     cfg->pool_kind = WEFT_POOL_FIFO;
     cfg->pool_access = WEFT_POOL_ACCESS_PRIVATE;
+    cfg->huge_pages = 0;
+    cfg->eager_stacks = 0;
     int r;
     if ((r = env_long("WEFT_NUM_XSTREAMS", 1, MAX_XSTREAMS, &n, 0)) < 0) return WEFT_ERR_INVALID;
     if (r) cfg->num_xstreams = (int)n;
@@ -82,6 +84,10 @@ int weft_config_init(weft_config *cfg)
     if (r) cfg->stack_size = (size_t)n;
     if ((r = env_long("WEFT_BIND", 0, 1, &n, 0)) < 0) return WEFT_ERR_INVALID;
     cfg->bind = r ? (int)n : cfg->num_xstreams <= cores;
+    if ((r = env_long("WEFT_HUGE_PAGES", 0, 1, &n, 0)) < 0) return WEFT_ERR_INVALID;
+    if (r) cfg->huge_pages = (int)n;
+    if ((r = env_long("WEFT_EAGER_STACKS", 0, 1, &n, 0)) < 0) return WEFT_ERR_INVALID;
+    if (r) cfg->eager_stacks = (int)n;
     return WEFT_OK;
 }
 
@@ -89,6 +95,7 @@ static int config_valid(const weft_config *c)
 {
     return c->num_xstreams >= 1 && c->num_xstreams <= MAX_XSTREAMS && c->stack_size >= WEFT_MIN_STACK &&
            c->stack_size <= WEFT_MAX_STACK && (c->bind == 0 || c->bind == 1) &&
+           (c->huge_pages == 0 || c->huge_pages == 1) && (c->eager_stacks == 0 || c->eager_stacks == 1) &&
            pool_kind_valid((int)c->pool_kind, (int)c->pool_access);
 }
 
@@ -188,6 +195,9 @@ int weft_init(const weft_config *cfg)
     weft_g.page_size = (size_t)sysconf(_SC_PAGESIZE);
     weft_g.stack_size = (c.stack_size + weft_g.page_size - 1) & ~(weft_g.page_size - 1);
     weft_g.bind_default = c.bind;
+    weft_g.huge_stacks = c.huge_pages;
+    weft_g.fast_stack_size = c.huge_pages ? 0 : weft_g.stack_size;
+    weft_g.eager_stacks = c.eager_stacks;
     atomic_store(&weft_g.ext_created, 0);
     atomic_store(&weft_g.ext_finished, 0);
     atomic_store(&weft_g.ext_next_id, 1); /* 0 is the main ULT */

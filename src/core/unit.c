@@ -174,6 +174,12 @@ static bool ult_prepare(struct weft_xstream_s *xs, struct weft_unit_s *u)
     return true;
 }
 
+/* ult_prepare() off the hot path of creation (eager stacks, revive). */
+static __attribute__((noinline, cold)) bool ult_prepare_cold(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    return ult_prepare(xs, u);
+}
+
 /* `u` was just picked on `xs`. Returns it ready to be switched to from any
  * context of the stream, or NULL after handing it elsewhere: to its home
  * stream, back to its pool (no stack to be had now), or, for a tasklet, to
@@ -189,7 +195,7 @@ static inline struct weft_unit_s *unit_claim(struct weft_xstream_s *xs, struct w
         return NULL;
     }
     if (!u->started) {
-        if (unlikely(!ult_prepare(xs, u))) {
+        if (likely(!u->stack_map) && unlikely(!ult_prepare(xs, u))) { /* eager stacks have one already */
             unit_deliver(xs, u);
             return NULL;
         }
@@ -298,12 +304,18 @@ static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
 
     struct weft_unit_s *u = mem_unit_alloc(xs);
     if (!u) return WEFT_ERR_NOMEM;
-    if (ult) u->stack_size = stack_size; /* the stack comes at first run */
+    u->fn = fn;
+    u->arg = arg;
+    if (ult) {
+        u->stack_size = stack_size; /* the stack comes at first run, unless eager */
+        if (unlikely(weft_g.eager_stacks) && !ult_prepare_cold(xs, u)) {
+            mem_unit_release(xs, u);
+            return WEFT_ERR_NOMEM;
+        }
+    }
     u->xs = NULL;
     u->pool = p;
     u->next = NULL;
-    u->fn = fn;
-    u->arg = arg;
     u->kind = ult ? KIND_ULT : KIND_TASKLET;
     u->in_pool = 0;
     u->started = 0;
@@ -550,8 +562,16 @@ int weft_thread_join_many(int n, const weft_thread *units)
 
 int weft_thread_free_many(int n, weft_thread *units)
 {
-    int rc = weft_thread_join_many(n, units);
-    if (rc) return rc;
+    if (n < 0 || (n > 0 && !units)) return WEFT_ERR_INVALID;
+    int rc;
+    for (int i = 0; i < n; i++)
+        if ((rc = unit_check(units[i]))) return rc;
+    /* Join in order first (the join-many chain), skipping units already
+     * joined: weft_thread_free() accepts those too. */
+    for (int i = 0; i < n; i++)
+        if (atomic_load_explicit(&units[i]->join_claimed, memory_order_acquire) != 2 &&
+            (rc = unit_join(units[i])) != WEFT_OK)
+            return rc;
     for (int i = 0; i < n; i++)
         if ((rc = weft_thread_free(&units[i])) != WEFT_OK) return rc;
     return WEFT_OK;
@@ -567,9 +587,11 @@ int weft_thread_revive(weft_pool pool, void (*fn)(void *), void *arg, weft_threa
         atomic_load_explicit(&t->join_claimed, memory_order_acquire) == 1)
         return WEFT_ERR_STATE;
     struct weft_xstream_s *xs = weft_tls_xs;
-    /* Its stack went back at its end; a ULT gets one again at first run. */
+    /* Its stack went back at its end; a ULT gets one again at first run,
+     * or now when stacks are eager. */
     t->fn = fn;
     t->arg = arg;
+    if (t->kind == KIND_ULT && weft_g.eager_stacks && !ult_prepare_cold(xs, t)) return WEFT_ERR_NOMEM;
     t->pool = pool;
     t->xs = NULL;
     t->next = NULL;
