@@ -15,7 +15,8 @@ static int g_reps, g_runs, g_yields;
 struct __attribute__((aligned(64))) driver {
     weft_pool pool;
     int tasklet;
-    long executed;  /* bumped by the units: checks none was lost */
+    long executed;  /* units run: checks none was lost */
+    long ran[UNITS]; /* each unit bumps its own slot (a stolen one runs elsewhere) */
     double ns;      /* per unit or per switch, this run */
 };
 
@@ -39,13 +40,14 @@ static void create_join_driver(void *arg)
     double t0 = bench_now_ns();
     for (int r = 0; r < g_reps; r++) {
         for (int i = 0; i < UNITS; i++) {
-            int rc = d->tasklet ? weft_tasklet_create(d->pool, unit_body, &d->executed, &t[i])
-                                : weft_thread_create(d->pool, unit_body, &d->executed, NULL, &t[i]);
+            int rc = d->tasklet ? weft_tasklet_create(d->pool, unit_body, &d->ran[i], &t[i])
+                                : weft_thread_create(d->pool, unit_body, &d->ran[i], NULL, &t[i]);
             BENCH_CHECK(rc == WEFT_OK);
         }
         for (int i = 0; i < UNITS; i++) BENCH_CHECK(weft_thread_free(&t[i]) == WEFT_OK);
     }
     d->ns = (bench_now_ns() - t0) / ((double)g_reps * UNITS);
+    for (int i = 0; i < UNITS; i++) d->executed += d->ran[i];
 }
 
 /* Two ULTs that pass control back and forth. */
@@ -81,8 +83,10 @@ static void yield_driver(void *arg)
     d->executed = 1;
 }
 
-/* One run: a driver per stream; returns the mean of the drivers' times. */
-static double run_once(int streams, void (*drv)(void *), int tasklet, long expect_per_stream)
+/* One run: a driver per stream. Returns the mean of the drivers' times;
+ * *lo and *hi get the fastest and the slowest stream's. */
+static double run_once(int streams, void (*drv)(void *), int tasklet, long expect_per_stream, double *lo,
+                       double *hi)
 {
     struct driver d[64];
     weft_thread t[64];
@@ -97,28 +101,78 @@ static double run_once(int streams, void (*drv)(void *), int tasklet, long expec
         BENCH_CHECK(weft_thread_create_to(xs, drv, &d[s], NULL, &t[s]) == WEFT_OK);
     }
     double sum = 0;
+    *lo = 1e300;
+    *hi = 0;
     for (int s = 0; s < streams; s++) {
         BENCH_CHECK(weft_thread_free(&t[s]) == WEFT_OK);
-        BENCH_CHECK(d[s].executed == expect_per_stream);
         sum += d[s].ns;
+        if (d[s].ns < *lo) *lo = d[s].ns;
+        if (d[s].ns > *hi) *hi = d[s].ns;
     }
+    for (int s = 0; s < streams; s++) BENCH_CHECK(d[s].executed == expect_per_stream);
     return sum / streams;
 }
 
-static void measure(const char *experiment, const char *runtime, int streams, weft_pool_access access,
+/* Pool set-ups of the create/join experiment (seed 004 Figs. 6-7). */
+enum setup { PRIVATE, SHARED, STEALING };
+static const char *const SETUP_NAME[] = {"private", "shared", "stealing"};
+
+/* STEALING: each stream's pool is a work-stealing deque and its scheduler
+ * steals from the others' when its own is empty. Runs on stream `rank`. */
+struct steal_setup { int streams; weft_sched sched[64]; };
+
+static void install_randws(void *arg)
+{
+    struct steal_setup *ss = arg;
+    weft_xstream xs;
+    int rank, n;
+    weft_pool all[64], order[64];
+    BENCH_CHECK(weft_xstream_self(&xs) == WEFT_OK);
+    BENCH_CHECK(weft_xstream_rank(xs, &rank) == WEFT_OK);
+    for (int s = 0; s < ss->streams; s++) {
+        weft_xstream x;
+        BENCH_CHECK(weft_xstream_get(s, &x) == WEFT_OK);
+        BENCH_CHECK(weft_xstream_get_pools(x, 1, &all[s], &n) == WEFT_OK);
+    }
+    for (int i = 0; i < ss->streams; i++) order[i] = all[(rank + i) % ss->streams]; /* own pool first */
+    BENCH_CHECK(weft_sched_create_randws(ss->streams, order, &ss->sched[rank]) == WEFT_OK);
+    BENCH_CHECK(weft_xstream_set_main_sched(xs, ss->sched[rank]) == WEFT_OK);
+}
+
+static void measure(const char *experiment, const char *runtime, int streams, enum setup setup,
                     void (*drv)(void *), int flag, long expect)
 {
     weft_config cfg;
     BENCH_CHECK(weft_config_init(&cfg) == WEFT_OK);
     cfg.num_xstreams = streams;
-    cfg.pool_access = access;
+    cfg.pool_access = setup == PRIVATE ? WEFT_POOL_ACCESS_PRIVATE : WEFT_POOL_ACCESS_MPMC;
+    if (setup == STEALING) {
+        cfg.pool_kind = WEFT_POOL_DEQUE;
+        cfg.pool_access = WEFT_POOL_ACCESS_SPMC;
+    }
     BENCH_CHECK(weft_init(&cfg) == WEFT_OK);
-    double v[256];
-    run_once(streams, drv, flag, expect); /* warm-up: caches filled, pages touched */
-    for (int r = 0; r < g_runs; r++) v[r] = run_once(streams, drv, flag, expect);
+    static struct steal_setup ss;
+    if (setup == STEALING) {
+        ss.streams = streams;
+        for (int s = 0; s < streams; s++) {
+            weft_xstream x;
+            weft_thread t;
+            BENCH_CHECK(weft_xstream_get(s, &x) == WEFT_OK);
+            BENCH_CHECK(weft_thread_create_to(x, install_randws, &ss, NULL, &t) == WEFT_OK);
+            BENCH_CHECK(weft_thread_free(&t) == WEFT_OK);
+        }
+    }
+    double v[256], lo[256], hi[256], a, b;
+    run_once(streams, drv, flag, expect, &a, &b); /* warm-up: caches filled, pages touched */
+    for (int r = 0; r < g_runs; r++) v[r] = run_once(streams, drv, flag, expect, &lo[r], &hi[r]);
     BENCH_CHECK(weft_finalize() == WEFT_OK);
-    char extra[64];
-    snprintf(extra, sizeof extra, "\"pool\": \"%s\"", access == WEFT_POOL_ACCESS_PRIVATE ? "private" : "shared");
+    /* The spread between streams: medians over the runs of the fastest and
+     * the slowest stream. */
+    qsort(lo, (size_t)g_runs, sizeof *lo, bench_cmp);
+    qsort(hi, (size_t)g_runs, sizeof *hi, bench_cmp);
+    char extra[128];
+    snprintf(extra, sizeof extra, "\"pool\": \"%s\", \"stream_min\": %.3f, \"stream_max\": %.3f",
+             SETUP_NAME[setup], lo[g_runs / 2], hi[g_runs / 2]);
     bench_report(experiment, runtime, streams, extra, v, g_runs);
 }
 
@@ -132,16 +186,15 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strncmp(argv[i], "--streams=", 10)) maxs = atoi(argv[i] + 10);
     if (maxs < 1 || maxs > 64) maxs = 2;
-    const weft_pool_access acc[2] = {WEFT_POOL_ACCESS_PRIVATE, WEFT_POOL_ACCESS_MPMC};
     long per = (long)g_reps * UNITS;
     for (int s = 1; s <= maxs; s *= 2)
-        for (int a = 0; a < 2; a++) {
-            measure("create_join", "weft-ult", s, acc[a], create_join_driver, 0, per);
-            measure("create_join", "weft-tasklet", s, acc[a], create_join_driver, 1, per);
+        for (int k = PRIVATE; k <= STEALING; k++) {
+            measure("create_join", "weft-ult", s, (enum setup)k, create_join_driver, 0, per);
+            measure("create_join", "weft-tasklet", s, (enum setup)k, create_join_driver, 1, per);
         }
     for (int s = 1; s <= maxs; s *= 2) {
-        measure("yield", "weft-ult", s, WEFT_POOL_ACCESS_PRIVATE, yield_driver, 0, 1);
-        measure("yield_to", "weft-ult", s, WEFT_POOL_ACCESS_PRIVATE, yield_driver, 1, 1);
+        measure("yield", "weft-ult", s, PRIVATE, yield_driver, 0, 1);
+        measure("yield_to", "weft-ult", s, PRIVATE, yield_driver, 1, 1);
     }
     return 0;
 }

@@ -26,6 +26,11 @@ BUILD = os.path.join(ROOT, "build", "bench")
 # peer's packages are missing) makes those runtimes "absent".
 PROGRAMS = [
     ("bench_weft", ["weft-ult", "weft-tasklet"]),
+    # The join-latency breakdown: one program per measurement build of weft.
+    ("bench_join_none", ["weft breakdown step 0"]),
+    ("bench_join_mempool", ["weft breakdown steps 1-2"]),
+    ("bench_join_skip", ["weft breakdown step 3"]),
+    ("bench_join_all", ["weft breakdown steps 4-6"]),
     ("bench_pthreads", ["pthreads"]),
     ("bench_boost", ["boost-context"]),
 ]
@@ -93,7 +98,30 @@ def commit():
 
 
 def label(r):
+    if "label" in r:
+        return r["label"]
     return r["runtime"] + (f" ({r['pool']})" if "pool" in r else "")
+
+
+def plot_breakdown(rows, outdir, plt):
+    rows = sorted(rows, key=lambda r: r["step"])
+    fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=110)
+    ys = list(range(len(rows)))[::-1]
+    med = [r["median"] for r in rows]
+    err = [[r["median"] - r["min"] for r in rows], [r["max"] - r["median"] for r in rows]]
+    ax.barh(ys, med, xerr=err, capsize=3, color="#4c72b0")
+    for y, r in zip(ys, rows):
+        ax.text(r["max"], y, f"  {r['median']:.1f}", va="center", fontsize=8)
+    ax.set_yticks(ys)
+    ax.set_yticklabels([r["label"] for r in rows], fontsize=8)
+    ax.set_xlabel("ULT create+join, ns per unit (1 stream)")
+    ax.set_title("join latency, optimisations switched on in turn")
+    ax.set_xlim(0, max(r["max"] for r in rows) * 1.15)
+    ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "join_breakdown.png"))
+    plt.close(fig)
+    return ("join_breakdown", "join_breakdown.png")
 
 
 def run_programs(quick, streams):
@@ -136,6 +164,9 @@ def plot(results, outdir):
     pngs = []
     for exp in sorted({r["experiment"] for r in results}):
         rows = [r for r in results if r["experiment"] == exp]
+        if exp == "join_breakdown":
+            pngs.append(plot_breakdown(rows, outdir, plt))
+            continue
         fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=110)
         for lab in sorted({label(r) for r in rows}):
             pts = sorted((r["threads"], r["median"], r["min"], r["max"]) for r in rows if label(r) == lab)
@@ -171,6 +202,45 @@ def fmt(v):
     return f"{v:.1f}" if v < 1000 else f"{v:,.0f}"
 
 
+def scaling_section(res):
+    """Create+join per unit against the number of streams, with the spread
+    between the fastest and the slowest stream, and the cost of a second
+    stream (goal: at most 10% with private pools)."""
+    rows = [r for r in res if r["experiment"] == "create_join_per_stream" and "stream_min" in r]
+    if not rows:
+        return []
+    out = ["## Create+join against streams\n",
+           "Per unit, median over runs of the mean over streams; the fastest and the slowest stream "
+           "(medians over runs) beside it; the last column compares with the same set-up on 1 stream.\n",
+           "| unit | pools | streams | mean | fastest stream | slowest stream | vs 1 stream |",
+           "|---|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (r["runtime"], r["pool"], r["threads"])):
+        one = [x for x in rows if x["runtime"] == r["runtime"] and x["pool"] == r["pool"] and x["threads"] == 1]
+        vs = f"{(r['median'] / one[0]['median'] - 1) * 100:+.0f}%" if one and r["threads"] > 1 else ""
+        out.append(f"| {r['runtime']} | {r['pool']} | {r['threads']} | {r['median']:.1f} ns | "
+                   f"{r['stream_min']:.1f} ns | {r['stream_max']:.1f} ns | {vs} |")
+    out.append("")
+    return out
+
+
+def breakdown_section(res):
+    rows = sorted((r for r in res if r["experiment"] == "join_breakdown"), key=lambda r: r["step"])
+    if not rows:
+        return []
+    out = ["## Join latency, one optimisation at a time\n",
+           "ULT create+join per unit on one stream, each optimisation of the critical path added to the "
+           "ones above it (seed 004, Figs. 3-5). Steps 0-3 run measurement builds of weft compiled without "
+           "the later optimisations (`WEFT_MEASURE_*`, bench/CMakeLists.txt); the shipped library is steps 4-6.\n",
+           "| step | median | [min .. max] | gain on the step above |", "|---|---|---|---|"]
+    prev = None
+    for r in rows:
+        gain = f"{(1 - r['median'] / prev) * 100:+.0f}%" if prev else ""
+        out.append(f"| {r['label']} | {r['median']:.1f} ns | [{r['min']:.1f} .. {r['max']:.1f}] | {gain} |")
+        prev = r["median"]
+    out.append("")
+    return out
+
+
 def report(doc, absent, pngs, outdir, quick):
     res = doc["results"]
     m = doc["machine"]
@@ -184,7 +254,7 @@ def report(doc, absent, pngs, outdir, quick):
                "measured in the same run, and weft's advantage (peer / weft; above 1 means weft is faster).\n")
     out.append("| experiment | threads | weft best | peer best | peer / weft |")
     out.append("|---|---|---|---|---|")
-    for exp in sorted({r["experiment"] for r in res}):
+    for exp in sorted({r["experiment"] for r in res} - {"join_breakdown"}):
         for th in sorted({r["threads"] for r in res if r["experiment"] == exp}):
             rows = [r for r in res if r["experiment"] == exp and r["threads"] == th]
             w = [r for r in rows if r["runtime"].startswith("weft")]
@@ -216,6 +286,8 @@ def report(doc, absent, pngs, outdir, quick):
         out.append(f"| yield-to vs the Boost.Context switch | <= 1.30x | {ratio:.2f}x "
                    f"({yt[0]['median']:.1f} vs {bc[0]['median']:.1f} ns) | {'yes' if ratio <= 1.3 else 'no'} |")
     out.append("")
+    out += scaling_section(res)
+    out += breakdown_section(res)
     out.append("## Plots\n")
     out.append("Median of the runs; the bars span min to max. Solid lines are weft, dashed lines peers.\n")
     for exp, name in pngs:
@@ -223,8 +295,12 @@ def report(doc, absent, pngs, outdir, quick):
     out.append("## Experiments\n")
     out.append("- **create_join_per_stream**: on every stream at once, a driver ULT creates 256 units into "
                "its stream's pool and joins and frees them, 1,000 times; time per unit, mean over the streams "
-               "(seed 004, Figs. 6-7). `private` pools take no atomics; `shared` ones are MPMC (locked). "
+               "(seed 004, Figs. 6-7). `private` pools take no atomics; `shared` ones are MPMC (locked); "
+               "`stealing`: each stream's pool is a work-stealing deque and its scheduler steals from the others "
+               "when its own is empty. "
                "pthreads: one creator thread per stream creating and joining 256 OS threads (20 repetitions).")
+    out.append("- **join_breakdown**: 256 ULTs created into the stream's pool, then freed (joined), 1,000 times, "
+               "on one stream; steps as in the table above. `join-many` is `weft_thread_free_many`.")
     out.append("- **yield**: two ULTs per stream yield to each other 200,000 times each; time per yield.")
     out.append("- **yield_to**: the same with yield-to (no scheduler); boost-context is two raw "
                "`jump_fcontext` contexts passing control, the floor for a user-level switch.")

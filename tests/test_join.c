@@ -98,6 +98,18 @@ int main(void)
     CHECK_RC(weft_thread_join(target), WEFT_ERR_JOINED);
     CHECK_OK(weft_thread_free(&target)); /* free after someone else's join */
 
+    /* free_many: units already joined are accepted; the same unit twice is
+     * released once and then refused, never released twice. */
+    weft_thread many[3];
+    for (int i = 0; i < 3; i++) CHECK_OK(weft_thread_create_to(xs1, slow, &flag, NULL, &many[i]));
+    CHECK_OK(weft_thread_join(many[1]));
+    CHECK_OK(weft_thread_free_many(3, many));
+    CHECK(many[0] == NULL && many[1] == NULL && many[2] == NULL);
+    CHECK_OK(weft_thread_create_to(xs1, slow, &flag, NULL, &many[0]));
+    many[1] = many[0];
+    CHECK_RC(weft_thread_free_many(2, many), WEFT_ERR_HANDLE);
+    CHECK(many[0] == NULL);
+
     CHECK_OK(weft_finalize());
     printf("join: ok\n");
     return 0;

@@ -9,6 +9,15 @@
 
 #define CACHE_MAX 1024 /* per stream, for descriptors and for stacks */
 
+/* Measurement builds only (bench/: the join-latency breakdown): without the
+ * per-stream caches every descriptor and stack goes through the global lists
+ * under the runtime lock, as if no stream had a memory pool. */
+#ifdef WEFT_MEASURE_NO_MEMPOOL
+#define MEMPOOL_XS(xs) ((struct weft_xstream_s *)NULL)
+#else
+#define MEMPOOL_XS(xs) (xs)
+#endif
+
 /* While a stack sits in a cache, its lowest bytes hold this header. */
 struct stack_hdr {
     void *next_map;     /* next cached stack's mmap base */
@@ -67,6 +76,7 @@ WEFT_HIDDEN void mem_stack_put_slow(struct weft_xstream_s *xs, struct weft_unit_
  * or NULL for a plain thread. */
 static inline struct weft_unit_s *mem_unit_alloc(struct weft_xstream_s *xs)
 {
+    xs = MEMPOOL_XS(xs);
     struct weft_unit_s *u;
     if (likely(xs != NULL) && (u = cache_pop(&xs->unit_cache)) != NULL) return u;
     return mem_unit_alloc_slow(xs);
@@ -75,6 +85,7 @@ static inline struct weft_unit_s *mem_unit_alloc(struct weft_xstream_s *xs)
 /* Give ULT `u` a stack of u->stack_size bytes. */
 static inline int mem_stack_get(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
+    xs = MEMPOOL_XS(xs);
     void *m;
     if (likely(xs != NULL) && u->stack_size == weft_g.fast_stack_size && (m = stack_cache_pop(&xs->stack_cache))) {
         struct stack_hdr *h = stack_hdr_of(m);
@@ -91,6 +102,7 @@ static inline int mem_stack_get(struct weft_xstream_s *xs, struct weft_unit_s *u
 /* Take the stack back from `u` (which no longer runs on it). */
 static inline void mem_stack_put(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
+    xs = MEMPOOL_XS(xs);
     void *m = u->stack_map;
     if (!m) return;
     if (likely(xs != NULL) && u->stack_size == weft_g.fast_stack_size && xs->stack_cache.n < CACHE_MAX) {
@@ -127,6 +139,7 @@ WEFT_HIDDEN void mem_unit_release_remote(struct weft_xstream_s *xs, struct weft_
  * stream's), else back towards its owner in batches. */
 static inline void mem_unit_release(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
+    xs = MEMPOOL_XS(xs);
     atomic_store_explicit(&u->magic, MAGIC_DEAD, memory_order_relaxed);
     mem_stack_put(xs, u);
     if (likely(xs != NULL)) {

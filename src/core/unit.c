@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <linux/futex.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -214,6 +215,9 @@ static inline struct weft_unit_s *unit_claim(struct weft_xstream_s *xs, struct w
  * NULL when nothing at all is ready. */
 static inline struct weft_unit_s *unit_pick_next(struct weft_xstream_s *xs)
 {
+#ifdef WEFT_MEASURE_NO_BYPASS
+    return xs->sched_unit; /* measurement build: every switch goes through the scheduler */
+#endif
     struct weft_unit_s *next = sched_pick(xs);
     if (!next || next == xs->sched_unit) return next;
     next = unit_claim(xs, next);
@@ -237,7 +241,12 @@ static __attribute__((noreturn)) void ult_terminate(struct weft_unit_s *u)
     to->xs = xs;
     xs->cur = to;
     hook_switch_begin(u, to, true);
+#ifdef WEFT_MEASURE_NO_SKIP
+    weft_ctx_switch(&u->ctx, &to->ctx); /* measurement build: save a context nobody resumes */
+    abort();
+#else
     weft_ctx_jump(&to->ctx);
+#endif
 }
 
 static void ult_entry(void *arg)
@@ -568,12 +577,20 @@ int weft_thread_free_many(int n, weft_thread *units)
         if ((rc = unit_check(units[i]))) return rc;
     /* Join in order first (the join-many chain), skipping units already
      * joined: weft_thread_free() accepts those too. */
+    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_unit_s *self = xs ? xs->cur : NULL;
     for (int i = 0; i < n; i++)
         if (atomic_load_explicit(&units[i]->join_claimed, memory_order_acquire) != 2 &&
             (rc = unit_join(units[i])) != WEFT_OK)
             return rc;
-    for (int i = 0; i < n; i++)
-        if ((rc = weft_thread_free(&units[i])) != WEFT_OK) return rc;
+    /* All joined by us: release them straight (the joins may have moved a
+     * ULT caller to another stream). */
+    xs = self ? self->xs : NULL;
+    for (int i = 0; i < n; i++) {
+        if ((rc = unit_check(units[i]))) return rc; /* the same unit twice in the array */
+        mem_unit_release(xs, units[i]);
+        units[i] = NULL;
+    }
     return WEFT_OK;
 }
 
