@@ -192,11 +192,12 @@ int main(void)
     CHECK(u == NULL);
     CHECK(now_ns() - t0 >= 2000000);
 
-    /* Woken by a plain thread's push (the main ULT waits). */
+    /* Woken by a plain thread's push (the main ULT waits; a timeout so
+     * large that now + timeout overflows means no limit). */
     struct feeder f = {p, NULL, 3000};
     pthread_t th;
     CHECK(pthread_create(&th, NULL, feed_from_thread, &f) == 0);
-    CHECK_OK(weft_pool_pop_wait(p, UINT64_MAX, &u));
+    CHECK_OK(weft_pool_pop_wait(p, UINT64_MAX - 1, &u));
     CHECK(pthread_join(th, NULL) == 0);
     CHECK(u != NULL && u == f.unit);
     CHECK_OK(weft_pool_push(self_pool(), u));

@@ -420,7 +420,8 @@ int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit)
     /* A ULT waits by yielding; its stream (and so its pool access) is
      * whatever it runs on after each yield. */
     bool ult = self && (self->kind == KIND_ULT || self->kind == KIND_MAIN);
-    uint64_t deadline = timeout_ns == UINT64_MAX ? UINT64_MAX : now_ns() + timeout_ns;
+    uint64_t start = now_ns();
+    uint64_t deadline = timeout_ns > UINT64_MAX - start ? UINT64_MAX : start + timeout_ns; /* saturate */
     unsigned idle = 0;
     for (;;) {
         if (ult) xs = self->xs;
