@@ -583,9 +583,9 @@ int weft_thread_free_many(int n, weft_thread *units)
         if (atomic_load_explicit(&units[i]->join_claimed, memory_order_acquire) != 2 &&
             (rc = unit_join(units[i])) != WEFT_OK)
             return rc;
-    /* All joined by us: release them straight (the joins may have moved a
-     * ULT caller to another stream). */
-    xs = self ? self->xs : NULL;
+    /* All joined by us: release them straight. The joins may have moved a
+     * ULT caller to another stream; other callers never switched. */
+    if (self && (self->kind == KIND_ULT || self->kind == KIND_MAIN)) xs = self->xs;
     for (int i = 0; i < n; i++) {
         if ((rc = unit_check(units[i]))) return rc; /* the same unit twice in the array */
         mem_unit_release(xs, units[i]);
