@@ -496,6 +496,10 @@ int weft_thread_free_many(int n, weft_thread *units);
 
 /* Wait until `unit` has finished. A ULT caller is suspended and its stream
  * runs other work; a plain thread blocks on a futex. A unit is joined once.
+ * A ULT's join runs the joinee next when it waits on the caller's stream: at
+ * the head of its pool through the scheduler's order; a ULT not yet started
+ * a few places further back (not in a user pool or deque) at once, and its
+ * end then switches straight back to the caller.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_JOIN_SELF, WEFT_ERR_JOINED,
  * WEFT_ERR_TASKLET_BLOCKS (caller is a tasklet and the unit has not ended),
  * WEFT_ERR_SCHED_BLOCKS (caller is a scheduler and the unit has not ended).

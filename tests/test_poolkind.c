@@ -27,7 +27,8 @@ static char g_seen[8];
 static int g_nseen;
 static void note(void *arg) { g_seen[g_nseen++] = *(const char *)arg; }
 
-/* On the owner stream: create a..d into its pool, join them. */
+/* On the owner stream: create a..d into its pool and let the pool order
+ * them (yield until all ran: a join would run its joinee first). */
 static void order_on_owner(void *arg)
 {
     weft_pool p = arg;
@@ -35,6 +36,7 @@ static void order_on_owner(void *arg)
     weft_thread t[4];
     g_nseen = 0;
     for (int i = 0; i < 4; i++) CHECK_OK(weft_thread_create(p, note, (void *)&names[i], NULL, &t[i]));
+    while (g_nseen < 4) CHECK_OK(weft_yield());
     CHECK_OK(weft_thread_free_many(4, t));
     g_seen[g_nseen] = 0;
 }

@@ -83,6 +83,7 @@ struct weft_unit_s {
     uint8_t migratable;
     uint8_t bound;                     /* home != NULL */
     uint8_t cancelled;
+    uint8_t join_back;                 /* its joiner ran it out of turn: switch back at the end */
     /* --- cache line 1 (ULTs only): the machine context --- */
     weft_ctx ctx __attribute__((aligned(CACHE_LINE)));
     /* --- cold --- */
@@ -96,7 +97,7 @@ struct weft_unit_s {
     void *asan_fake;                   /* AddressSanitizer fake-stack handle */
     void *tsan_fiber;                  /* ThreadSanitizer fiber */
 } __attribute__((aligned(CACHE_LINE)));
-_Static_assert(offsetof(struct weft_unit_s, cancelled) < CACHE_LINE, "hot fields fit one cache line");
+_Static_assert(offsetof(struct weft_unit_s, join_back) < CACHE_LINE, "hot fields fit one cache line");
 
 #define POOL_KIND_USER 7 /* beside the weft_pool_kind values */
 
@@ -200,7 +201,7 @@ struct weft_xstream_s {
     uint8_t pend;
     struct weft_unit_s *pend_unit;
     struct weft_unit_s *pend_target;
-    struct weft_unit_s *bound_head, *bound_tail; /* units that must run here */
+    struct weft_unit_s *runnext_head, *runnext_tail; /* run before the policy's pick (pool_ops.h) */
     struct weft_unit_s *stash;      /* picked by a ULT, to be run by the scheduler next */
     struct unit_cache unit_cache;   /* free descriptors */
     /* Descriptors of another stream's slabs freed here, on their way back
@@ -229,6 +230,18 @@ struct weft_xstream_s {
     pthread_t thread;
     void *altstack;                 /* signal stack of this OS thread */
 } __attribute__((aligned(CACHE_LINE)));
+
+/* A unit's home pool as seen from another thread (a join, a migration);
+ * the unit's creator and its runner use the field directly. */
+static inline struct weft_pool_s *unit_get_pool(struct weft_unit_s *u)
+{
+    return __atomic_load_n(&u->pool, __ATOMIC_RELAXED);
+}
+
+static inline void unit_set_pool(struct weft_unit_s *u, struct weft_pool_s *p)
+{
+    __atomic_store_n(&u->pool, p, __ATOMIC_RELAXED);
+}
 
 static inline int unit_check(struct weft_unit_s *u)
 {

@@ -18,7 +18,7 @@ void pool_own(struct weft_pool_s *p, struct weft_xstream_s *xs)
         __atomic_store_n(&p->owner, xs, __ATOMIC_RELAXED);
         pool_unlock(p);
     } else {
-        p->owner = xs;
+        __atomic_store_n(&p->owner, xs, __ATOMIC_RELAXED); /* a join on another stream may read it */
     }
 }
 
@@ -32,7 +32,7 @@ void pool_disown(struct weft_pool_s *p, struct weft_xstream_s *xs)
  * pool (`first`); other pools have no owner. */
 void pool_take_owner(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first)
 {
-    if (pool_single_consumer(p)) p->owner = xs;
+    if (pool_single_consumer(p)) pool_own(p, xs);
     else if (p->impl == IMPL_DEQUE && first && !pool_owner(p)) pool_own(p, xs);
 }
 
@@ -55,8 +55,8 @@ void pool_detach(struct weft_pool_s *p)
  * the units other streams sent it (a user-defined scheduler sees them). */
 static int pool_access_from(struct weft_pool_s *p, struct weft_xstream_s *xs)
 {
-    if (!pool_single_consumer(p) || !p->owner) return WEFT_OK;
-    if (p->owner != xs) return WEFT_ERR_POOL_ACCESS;
+    if (!pool_single_consumer(p) || !pool_owner(p)) return WEFT_OK;
+    if (pool_owner(p) != xs) return WEFT_ERR_POOL_ACCESS;
     if (atomic_load_explicit(&xs->inbox, memory_order_relaxed)) inbox_drain(xs);
     return WEFT_OK;
 }
@@ -334,7 +334,7 @@ int weft_pool_push(weft_pool pool, weft_thread unit)
     if (unit->kind == KIND_SCHED || unit->in_pool ||
         atomic_load(&unit->state) != WEFT_STATE_READY || unit->pool != NULL)
         return WEFT_ERR_STATE;
-    unit->pool = pool;
+    unit_set_pool(unit, pool);
     unit_deliver(weft_tls_xs, unit);
     return WEFT_OK;
 }
@@ -346,7 +346,7 @@ int weft_pool_pop(weft_pool pool, weft_thread *unit)
     if (!unit) return WEFT_ERR_INVALID;
     if ((rc = pool_local_access(pool))) return rc;
     struct weft_unit_s *u = pool_pop_unit(pool, weft_tls_xs);
-    if (u) u->pool = NULL; /* held by the caller until pushed again */
+    if (u) unit_set_pool(u, NULL); /* held by the caller until pushed again */
     *unit = u;
     return WEFT_OK;
 }
@@ -396,7 +396,7 @@ int weft_pool_pop_many(weft_pool pool, int max, weft_thread *units, int *n)
     *n = 0;
     if ((rc = pool_local_access(pool))) return rc;
     int got = pool_pop_batch(pool, weft_tls_xs, max, units);
-    for (int i = 0; i < got; i++) units[i]->pool = NULL; /* held by the caller until pushed again */
+    for (int i = 0; i < got; i++) unit_set_pool(units[i], NULL); /* held by the caller until pushed again */
     *n = got;
     return WEFT_OK;
 }
@@ -428,7 +428,7 @@ int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit)
         if ((rc = pool_access_from(pool, xs))) return rc;
         struct weft_unit_s *u = pool_pop_unit(pool, xs);
         if (u) {
-            u->pool = NULL;
+            unit_set_pool(u, NULL);
             *unit = u;
             return WEFT_OK;
         }

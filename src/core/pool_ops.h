@@ -39,7 +39,7 @@ static inline bool pool_single_consumer(const struct weft_pool_s *p)
 
 static inline struct weft_xstream_s *pool_owner(const struct weft_pool_s *p)
 {
-    return __atomic_load_n(&p->owner, __ATOMIC_RELAXED); /* a deque's changes under its lock */
+    return __atomic_load_n(&p->owner, __ATOMIC_RELAXED); /* read from any thread; a deque changes it under its lock */
 }
 
 /* A push from `xs` (NULL: a plain thread) goes through the owner's inbox:
@@ -89,9 +89,10 @@ static inline struct weft_unit_s *list_pop(struct weft_pool_s *p)
     return u;
 }
 
-/* Take `u` out of the middle: a scan (the lists are singly linked to keep
- * push and pop to the fewest stores; only cancel and yield-to come here). */
-static inline bool list_remove(struct weft_pool_s *p, struct weft_unit_s *u)
+/* Take `u` out of the middle: a scan of at most `reach` units (the lists
+ * are singly linked to keep push and pop to the fewest stores; cancel,
+ * yield-to and migration scan the whole list, a join only its front). */
+static inline bool list_remove(struct weft_pool_s *p, struct weft_unit_s *u, size_t reach)
 {
     if (unlikely(p->kind == POOL_KIND_USER)) {
         if (!p->ops.remove) return false;
@@ -101,7 +102,7 @@ static inline bool list_remove(struct weft_pool_s *p, struct weft_unit_s *u)
         return true;
     }
     struct weft_unit_s *prev = NULL;
-    for (struct weft_unit_s *c = p->head; c; prev = c, c = c->next) {
+    for (struct weft_unit_s *c = p->head; c && reach; prev = c, c = c->next, reach--) {
         if (c != u) continue;
         if (prev) prev->next = u->next; else p->head = u->next;
         if (p->tail == u) p->tail = prev;
@@ -201,17 +202,19 @@ static inline size_t pool_count(struct weft_pool_s *p)
 }
 
 /* Take `u` out of `p` if it is still there (and, with `unstarted`, has
- * never run); the caller may pop from `p`. The head is the common case
+ * never run) within the first `reach` units, and, unless `head_ok`, not at
+ * the head; the caller may pop from `p`. The head is the common case
  * (yield-to a waiting peer). A deque cannot give up a unit from its middle. */
-static inline bool pool_take(struct weft_pool_s *p, struct weft_unit_s *u, bool unstarted)
+static inline bool pool_take_within(struct weft_pool_s *p, struct weft_unit_s *u, bool unstarted,
+                                    size_t reach, bool head_ok)
 {
     if (p->impl == IMPL_DEQUE) return false;
     bool locked = p->impl == IMPL_LOCKED, found = false;
     if (locked) pool_lock(p);
     if (p->impl == IMPL_INCOMING && atomic_load_explicit(&p->incoming, memory_order_relaxed)) incoming_drain(p);
     if (u->in_pool && u->pool == p && !(unstarted && u->started)) {
-        if (p->head == u) found = list_pop(p) == u; /* never true for a user pool: no head */
-        else found = list_remove(p, u);
+        if (p->head == u) found = head_ok && list_pop(p) == u; /* never true for a user pool: no head */
+        else found = list_remove(p, u, reach);
     }
     if (locked) {
         atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
@@ -220,17 +223,50 @@ static inline bool pool_take(struct weft_pool_s *p, struct weft_unit_s *u, bool 
     return found;
 }
 
-static inline struct weft_unit_s *bound_pop(struct weft_xstream_s *xs)
+static inline bool pool_take(struct weft_pool_s *p, struct weft_unit_s *u, bool unstarted)
 {
-    struct weft_unit_s *u = xs->bound_head;
-    xs->bound_head = u->next;
-    if (!xs->bound_head) xs->bound_tail = NULL;
+    return pool_take_within(p, u, unstarted, SIZE_MAX, true);
+}
+
+/* The run-next list of a stream (owner only): units that must run on it
+ * (bound here, sent back by another stream) and units it chose to run
+ * before anything its policy would pick (a joinee taken out of its pool, a
+ * joiner whose wait just ended). */
+static inline struct weft_unit_s *runnext_pop(struct weft_xstream_s *xs)
+{
+    struct weft_unit_s *u = xs->runnext_head;
+    xs->runnext_head = u->next;
+    if (!xs->runnext_head) xs->runnext_tail = NULL;
     u->next = NULL;
     return u;
 }
 
+static inline void runnext_push(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    u->next = NULL;
+    if (xs->runnext_tail) xs->runnext_tail->next = u;
+    else xs->runnext_head = u;
+    xs->runnext_tail = u;
+}
+
+/* Put the list first..last (linked by ->next) before the others. */
+static inline void runnext_push_front(struct weft_xstream_s *xs, struct weft_unit_s *first,
+                                      struct weft_unit_s *last)
+{
+    last->next = xs->runnext_head;
+    if (!xs->runnext_head) xs->runnext_tail = last;
+    xs->runnext_head = first;
+}
+
+/* May `xs` run a unit of `p` now, under its running scheduler? A private
+ * pool it owns, or a pool that scheduler lists. */
+static inline bool pool_runs_here(const struct weft_xstream_s *xs, const struct weft_pool_s *p)
+{
+    return pool_single_consumer(p) ? pool_owner(p) == xs : sched_has_pool(xs->sched, p);
+}
+
 /* The next unit for the running scheduler of `xs`: a unit handed back to
- * the scheduler (stash), units that must run here, then the policy's pick:
+ * the scheduler (stash), the run-next list, then the policy's pick:
  * an in-order poll inline for the common main schedulers, the rest in
  * sched_pick_slow(). ULTs call this too when they give up the stream, and
  * switch straight to what it returns (the scheduler's own context is then
@@ -244,7 +280,7 @@ static inline struct weft_unit_s *sched_pick(struct weft_xstream_s *xs)
         return u;
     }
     if (unlikely(atomic_load_explicit(&xs->inbox, memory_order_relaxed) != NULL)) inbox_drain(xs);
-    if (unlikely(xs->bound_head != NULL)) return bound_pop(xs);
+    if (unlikely(xs->runnext_head != NULL)) return runnext_pop(xs);
     struct weft_sched_s *s = xs->sched;
     if (likely(s->fast)) {
         for (int i = 0; i < s->npools; i++) {

@@ -288,7 +288,7 @@ static bool sched_should_stop(struct weft_xstream_s *xs, struct weft_sched_s *s)
 static void sched_housekeep(struct weft_xstream_s *xs)
 {
     if (atomic_load_explicit(&xs->inbox, memory_order_relaxed)) inbox_drain(xs);
-    while (xs->bound_head) unit_dispatch(xs, bound_pop(xs));
+    while (xs->runnext_head) unit_dispatch(xs, runnext_pop(xs));
 }
 
 /* The caller is `s`'s own context on its stream: `s` runs on top of the
@@ -338,7 +338,7 @@ int weft_sched_run_unit(weft_sched s, weft_thread u, weft_pool pool)
         atomic_load_explicit(&u->state, memory_order_relaxed) != WEFT_STATE_READY ||
         atomic_load_explicit(&u->jw, memory_order_acquire) == JW_DONE)
         return WEFT_ERR_STATE;
-    u->pool = pool;
+    unit_set_pool(u, pool);
     unit_dispatch(xs, u);
     sched_housekeep(xs);
     return WEFT_OK;

@@ -18,6 +18,20 @@
 #include "mem_cache.h"
 #include "pool_ops.h"
 
+/* Scheduler bypass (seed 004 section 3.3): a leaving ULT switches straight
+ * to the next unit, a joiner straight to its joinee and the joinee back.
+ * Off only in a measurement build (docs/design.md). */
+#ifdef WEFT_MEASURE_NO_BYPASS
+#define BYPASS 0
+#else
+#define BYPASS 1
+#endif
+
+/* How far into its pool a join looks for its joinee (join_take): pools
+ * are singly linked, and a longer scan would make joins in an order the
+ * pool does not follow quadratic. */
+#define JOIN_TAKE_REACH 8
+
 static inline void counter_bump(_Atomic uint64_t *c)
 {
     /* Single writer (the owning stream): a plain load and store, published
@@ -77,6 +91,24 @@ static void unit_wake(struct weft_xstream_s *xs, struct weft_unit_s *u)
     atomic_fetch_sub_explicit(&p->n_blocked, 1, memory_order_release);
 }
 
+/* May the blocked joiner `j` run on `xs` now? */
+static inline bool joiner_runs_here(struct weft_xstream_s *xs, struct weft_unit_s *j)
+{
+    return !(j->bound && j->home != xs) && pool_runs_here(xs, j->pool);
+}
+
+/* The joiner `j` of a unit that just ended may go on: back into its pool,
+ * unless ult_terminate already switched straight to it. */
+static void joiner_resume(struct weft_xstream_s *xs, struct weft_unit_s *j)
+{
+    if (xs && j == xs->cur) {
+        atomic_store_explicit(&j->state, WEFT_STATE_RUNNING, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&j->pool->n_blocked, 1, memory_order_release);
+        return;
+    }
+    unit_wake(xs, j);
+}
+
 /* ---------- termination ---------- */
 
 /* `u` has ended (or was cancelled) and no longer runs on any stack. */
@@ -98,7 +130,7 @@ static void unit_finish(struct weft_xstream_s *xs, struct weft_unit_s *u)
      * every handle). */
     uintptr_t j = atomic_exchange_explicit(&u->jw, JW_DONE, memory_order_acq_rel);
     if (j == JW_EXTERNAL) futex_wake_all(jw_futex(u));
-    else if (j) unit_wake(xs, (struct weft_unit_s *)j);
+    else if (j) joiner_resume(xs, (struct weft_unit_s *)j);
 }
 
 /* ---------- pending actions ---------- */
@@ -110,7 +142,7 @@ static void unit_block_join(struct weft_xstream_s *xs, struct weft_unit_s *u, st
     uintptr_t none = 0;
     if (!atomic_compare_exchange_strong_explicit(&target->jw, &none, (uintptr_t)u, memory_order_acq_rel,
                                                  memory_order_acquire))
-        unit_wake(xs, u); /* the target ended meanwhile */
+        unit_wake(xs, u); /* the target ended meanwhile, or another thread waits on it */
 }
 
 void unit_run_pending(struct weft_xstream_s *xs)
@@ -215,9 +247,7 @@ static inline struct weft_unit_s *unit_claim(struct weft_xstream_s *xs, struct w
  * NULL when nothing at all is ready. */
 static inline struct weft_unit_s *unit_pick_next(struct weft_xstream_s *xs)
 {
-#ifdef WEFT_MEASURE_NO_BYPASS
-    return xs->sched_unit; /* measurement build: every switch goes through the scheduler */
-#endif
+    if (!BYPASS) return xs->sched_unit; /* measurement build: every switch goes through the scheduler */
     struct weft_unit_s *next = sched_pick(xs);
     if (!next || next == xs->sched_unit) return next;
     next = unit_claim(xs, next);
@@ -231,11 +261,19 @@ static inline struct weft_unit_s *unit_next_to_run(struct weft_xstream_s *xs)
 }
 
 /* End the running ULT `u`: its context is never saved (seed 004 section
- * 3.4); whoever runs next publishes the end once off u's stack. */
+ * 3.4); whoever runs next publishes the end once off u's stack. A unit its
+ * joiner ran out of turn (join_take) switches straight back to the joiner
+ * when it may run here: the joiner is blocked until this very end, so the
+ * word read now is still the one unit_finish will collect. */
 static __attribute__((noreturn)) void ult_terminate(struct weft_unit_s *u)
 {
     struct weft_xstream_s *xs = u->xs;
-    struct weft_unit_s *to = unit_next_to_run(xs);
+    struct weft_unit_s *to = NULL;
+    if (unlikely(u->join_back)) {
+        uintptr_t j = atomic_load_explicit(&u->jw, memory_order_acquire);
+        if (j > JW_EXTERNAL && joiner_runs_here(xs, (struct weft_unit_s *)j)) to = (struct weft_unit_s *)j;
+    }
+    if (!to) to = unit_next_to_run(xs);
     xs->pend = PEND_TERMINATE;
     xs->pend_unit = u;
     to->xs = xs;
@@ -332,6 +370,7 @@ static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
     u->cancelled = 0;
     u->migratable = migratable;
     u->bound = 0;
+    u->join_back = 0;
     atomic_store_explicit(&u->state, WEFT_STATE_READY, memory_order_relaxed);
     atomic_store_explicit(&u->jw, 0, memory_order_relaxed);
     atomic_store_explicit(&u->join_claimed, 0, memory_order_relaxed);
@@ -465,12 +504,11 @@ int weft_yield_to(weft_thread target)
     if (self == xs->sched_unit) return WEFT_ERR_SCHED_BLOCKS;
     if (target == self) return WEFT_ERR_INVALID;
     if (target->kind == KIND_TASKLET || target->kind >= KIND_SCHED) return WEFT_ERR_STATE;
-    struct weft_pool_s *p = target->pool;
+    struct weft_pool_s *p = unit_get_pool(target);
     if (!p) return WEFT_ERR_STATE;
     /* Same stream: a private pool this stream owns, or a pool its scheduler
      * lists. */
-    if (pool_single_consumer(p) ? p->owner != xs : !sched_has_pool(xs->sched, p))
-        return WEFT_ERR_CROSS_STREAM;
+    if (!pool_runs_here(xs, p)) return WEFT_ERR_CROSS_STREAM;
     if (target->bound && target->home != xs) return WEFT_ERR_CROSS_STREAM;
     if (!pool_take(p, target, false)) return WEFT_ERR_STATE;
     if (!unit_claim(xs, target)) return WEFT_ERR_NOMEM; /* no stack: it went back to its pool */
@@ -497,11 +535,41 @@ int weft_thread_create_first(void (*fn)(void *), void *arg, const weft_thread_at
 
 static void join_from_thread(struct weft_unit_s *t)
 {
-    uintptr_t none = 0;
-    if (atomic_compare_exchange_strong(&t->jw, &none, JW_EXTERNAL)) {
+    uintptr_t cur = 0;
+    if (atomic_compare_exchange_strong(&t->jw, &cur, JW_EXTERNAL) || cur == JW_EXTERNAL) {
         /* The futex word reads JW_EXTERNAL until the end turns it JW_DONE. */
         while (!unit_done(t)) futex_wait(jw_futex(t), (uint32_t)JW_EXTERNAL);
+    } else {
+        while (!unit_done(t)) sched_yield(); /* a ULT waits on it too (a racing second join) */
     }
+}
+
+/* A join runs its joinee next. At the head of its pool, the policy does
+ * that by itself (the bypass switches to it), and units that end one after
+ * the other keep running through the pool: joins in pool order cost n+1
+ * switches for n units. A ULT not yet started further back, within
+ * JOIN_TAKE_REACH of a pool this stream serves, leaves its pool to run
+ * now and switches straight back to its joiner at its end (seed 004
+ * section 3.3). A user pool keeps its own order; a deque cannot give up a
+ * unit; a tasklet runs on the scheduler's stack, so only the policy's
+ * order applies to it. */
+static inline bool join_take(struct weft_xstream_s *xs, struct weft_unit_s *t)
+{
+    struct weft_pool_s *p = unit_get_pool(t);
+    if (!BYPASS || t->kind != KIND_ULT || !p || p->kind == POOL_KIND_USER || !pool_runs_here(xs, p) ||
+        !pool_take_within(p, t, true, JOIN_TAKE_REACH, false))
+        return false;
+    t->join_back = 1;
+    return true;
+}
+
+/* Suspend the running ULT `self` until `t` has ended. */
+static void ult_wait_for(struct weft_xstream_s *xs, struct weft_unit_s *self, struct weft_unit_s *t)
+{
+    if (join_take(xs, t)) runnext_push_front(xs, t, t);
+    unit_switch(xs, self, unit_next_to_run(xs), PEND_JOIN, t); /* woken once t ended */
+    /* Woken early only when another thread already waited on t: poll. */
+    while (unlikely(!unit_done(t))) weft_yield();
 }
 
 /* Join a valid unit that is not the caller. join_claimed (0 unjoined, 1
@@ -519,7 +587,7 @@ static int unit_join(struct weft_unit_s *t)
         if (unlikely(self && self->kind == KIND_TASKLET)) return WEFT_ERR_TASKLET_BLOCKS;
         if (unlikely(self && self == xs->sched_unit)) return WEFT_ERR_SCHED_BLOCKS;
         atomic_store_explicit(&t->join_claimed, 1, memory_order_relaxed);
-        if (self) unit_switch(xs, self, unit_next_to_run(xs), PEND_JOIN, t); /* woken once t ended */
+        if (self) ult_wait_for(xs, self, t);
         else join_from_thread(t);
     }
     atomic_store_explicit(&t->join_claimed, 2, memory_order_release);
@@ -560,8 +628,7 @@ int weft_thread_join_many(int n, const weft_thread *units)
         int rc = unit_check(units[i]);
         if (rc) return rc;
     }
-    /* In order: when they wait on our stream, the first join runs them one
-     * after the other, each ending unit switching straight to the next. */
+    /* In order: joins in pool order chain through the pool (join_take). */
     for (int i = 0; i < n; i++) {
         int rc = unit_join(units[i]);
         if (rc) return rc;
@@ -575,8 +642,8 @@ int weft_thread_free_many(int n, weft_thread *units)
     int rc;
     for (int i = 0; i < n; i++)
         if ((rc = unit_check(units[i]))) return rc;
-    /* Join in order first (the join-many chain), skipping units already
-     * joined: weft_thread_free() accepts those too. */
+    /* Join first, in order, skipping units already joined:
+     * weft_thread_free() accepts those too. */
     struct weft_xstream_s *xs = weft_tls_xs;
     struct weft_unit_s *self = xs ? xs->cur : NULL;
     for (int i = 0; i < n; i++)
@@ -609,12 +676,13 @@ int weft_thread_revive(weft_pool pool, void (*fn)(void *), void *arg, weft_threa
     t->fn = fn;
     t->arg = arg;
     if (t->kind == KIND_ULT && weft_g.eager_stacks && !ult_prepare_cold(xs, t)) return WEFT_ERR_NOMEM;
-    t->pool = pool;
+    unit_set_pool(t, pool);
     t->xs = NULL;
     t->next = NULL;
     t->started = 0;
     t->cancelled = 0;
     t->bound = 0;
+    t->join_back = 0;
     atomic_store_explicit(&t->state, WEFT_STATE_READY, memory_order_relaxed);
     atomic_store_explicit(&t->join_claimed, 0, memory_order_relaxed);
     atomic_store_explicit(&t->jw, 0, memory_order_release);
@@ -636,15 +704,15 @@ int weft_thread_migrate(weft_thread t, weft_pool pool)
         if (t->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
         /* Leave with a new home pool: the requeue after the switch delivers
          * it there, through the owner's inbox if another stream owns it. */
-        t->pool = pool;
+        unit_set_pool(t, pool);
         unit_switch(xs, self, unit_next_to_run(xs), PEND_READY, NULL);
         return WEFT_OK;
     }
-    struct weft_pool_s *p = t->pool;
+    struct weft_pool_s *p = unit_get_pool(t);
     if (!p) return WEFT_ERR_STATE;
-    if (pool_single_consumer(p) && p->owner && p->owner != xs) return WEFT_ERR_POOL_ACCESS;
+    if (pool_single_consumer(p) && pool_owner(p) && pool_owner(p) != xs) return WEFT_ERR_POOL_ACCESS;
     if (!pool_take(p, t, false)) return WEFT_ERR_STATE; /* running, blocked or in transit */
-    t->pool = pool;
+    unit_set_pool(t, pool);
     unit_deliver(xs, t);
     return WEFT_OK;
 }
@@ -673,9 +741,9 @@ int weft_thread_cancel(weft_thread t)
     if (rc) return rc;
     if (t->kind != KIND_ULT && t->kind != KIND_TASKLET) return WEFT_ERR_STATE;
     struct weft_xstream_s *xs = weft_tls_xs;
-    struct weft_pool_s *p = t->pool;
+    struct weft_pool_s *p = unit_get_pool(t);
     if (!p) return WEFT_ERR_STATE;
-    if (pool_single_consumer(p) && p->owner && p->owner != xs)
+    if (pool_single_consumer(p) && pool_owner(p) && pool_owner(p) != xs)
         return WEFT_ERR_POOL_ACCESS;
     if (!pool_take(p, t, true)) return WEFT_ERR_STATE;
     t->cancelled = 1;

@@ -30,13 +30,6 @@ bool inbox_push(struct weft_xstream_s *xs, struct weft_unit_s *u)
     return true;
 }
 
-static void bound_push(struct weft_xstream_s *xs, struct weft_unit_s *u)
-{
-    u->next = NULL;
-    if (xs->bound_tail) xs->bound_tail->next = u; else xs->bound_head = u;
-    xs->bound_tail = u;
-}
-
 void inbox_drain(struct weft_xstream_s *xs)
 {
     struct weft_unit_s *u = atomic_exchange_explicit(&xs->inbox, NULL, memory_order_acquire);
@@ -50,7 +43,7 @@ void inbox_drain(struct weft_xstream_s *xs)
     while ((u = fifo)) {
         fifo = u->next;
         if (u->bound && u->home == xs) {
-            bound_push(xs, u);
+            runnext_push(xs, u);
         } else {
             struct weft_pool_s *p = u->pool;
             struct weft_xstream_s *o = pool_owner(p);
@@ -69,7 +62,7 @@ void inbox_drain(struct weft_xstream_s *xs)
 bool xs_can_stop(struct weft_xstream_s *xs)
 {
     struct weft_sched_s *s = xs->main_sched;
-    if (xs->bound_head || xs->stash) return false;
+    if (xs->runnext_head || xs->stash) return false;
     for (int i = 0; i < s->npools; i++) {
         struct weft_pool_s *p = s->pools[i];
         if (atomic_load_explicit(&p->n_blocked, memory_order_acquire) > 0) return false;
@@ -450,11 +443,11 @@ int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched)
     }
     for (int i = 0; i < old->npools; i++) {
         struct weft_pool_s *p = old->pools[i];
-        if (!sched_has_pool(sched, p) && pool_single_consumer(p) && p->owner == xs &&
+        if (!sched_has_pool(sched, p) && pool_single_consumer(p) && pool_owner(p) == xs &&
             atomic_load(&p->n_scheds) == 0)
-            p->owner = NULL;
+            pool_own(p, NULL);
     }
-    if (self->pool && !sched_has_pool(sched, self->pool)) self->pool = sched->pools[0];
+    if (self->pool && !sched_has_pool(sched, self->pool)) unit_set_pool(self, sched->pools[0]);
     xs->sched = xs->main_sched = sched;
     /* Let the old scheduler's loop see it was replaced and return before
      * this call does: then the caller may free it at once. */
