@@ -139,6 +139,13 @@ static void install_randws(void *arg)
     BENCH_CHECK(weft_xstream_set_main_sched(xs, ss->sched[rank]) == WEFT_OK);
 }
 
+/* Which library this program is linked with: the shipped one, or a
+ * measurement build without a hot-path feature (bench/CMakeLists.txt). */
+#ifndef BENCH_BUILD
+#define BENCH_BUILD "shipped"
+#endif
+static int g_features; /* --features: only the points of the feature-cost table */
+
 static void measure(const char *experiment, const char *runtime, int streams, enum setup setup,
                     void (*drv)(void *), int flag, long expect)
 {
@@ -170,10 +177,13 @@ static void measure(const char *experiment, const char *runtime, int streams, en
      * the slowest stream. */
     qsort(lo, (size_t)g_runs, sizeof *lo, bench_cmp);
     qsort(hi, (size_t)g_runs, sizeof *hi, bench_cmp);
-    char extra[128];
-    snprintf(extra, sizeof extra, "\"pool\": \"%s\", \"stream_min\": %.3f, \"stream_max\": %.3f",
-             SETUP_NAME[setup], lo[g_runs / 2], hi[g_runs / 2]);
-    bench_report(experiment, runtime, streams, extra, v, g_runs);
+    char extra[256];
+    int len = snprintf(extra, sizeof extra, "\"pool\": \"%s\", \"stream_min\": %.3f, \"stream_max\": %.3f",
+                       SETUP_NAME[setup], lo[g_runs / 2], hi[g_runs / 2]);
+    if (g_features)
+        snprintf(extra + len, sizeof extra - (size_t)len, ", \"build\": \"%s\", \"what\": \"%s\"", BENCH_BUILD,
+                 experiment);
+    bench_report(g_features ? "feature_cost" : experiment, runtime, streams, extra, v, g_runs);
 }
 
 int main(int argc, char **argv)
@@ -187,6 +197,14 @@ int main(int argc, char **argv)
         if (!strncmp(argv[i], "--streams=", 10)) maxs = atoi(argv[i] + 10);
     if (maxs < 1 || maxs > 64) maxs = 2;
     long per = (long)g_reps * UNITS;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--features")) g_features = 1;
+    if (g_features) { /* create+join and yield on one stream, private pool */
+        measure("create_join", "weft-ult", 1, PRIVATE, create_join_driver, 0, per);
+        measure("create_join", "weft-tasklet", 1, PRIVATE, create_join_driver, 1, per);
+        measure("yield", "weft-ult", 1, PRIVATE, yield_driver, 0, 1);
+        return 0;
+    }
     for (int s = 1; s <= maxs; s *= 2)
         for (int k = PRIVATE; k <= STEALING; k++) {
             measure("create_join", "weft-ult", s, (enum setup)k, create_join_driver, 0, per);

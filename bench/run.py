@@ -31,6 +31,11 @@ PROGRAMS = [
     ("bench_join_mempool", ["weft breakdown steps 1-2"]),
     ("bench_join_skip", ["weft breakdown step 3"]),
     ("bench_join_all", ["weft breakdown steps 4-6"]),
+    # What hot-path features cost: the shipped library against measurement
+    # builds without one feature, the same points in the same run.
+    ("bench_weft", ["weft feature costs (shipped)"], ["--features"]),
+    ("bench_features_nomigration", ["weft feature costs (no migration)"], ["--features"]),
+    ("bench_tlb", ["weft huge-page stacks"]),
     ("bench_pthreads", ["pthreads"]),
     ("bench_boost", ["boost-context"]),
 ]
@@ -126,15 +131,16 @@ def plot_breakdown(rows, outdir, plt):
 
 def run_programs(quick, streams):
     results, absent = [], {}
-    for prog, runtimes in PROGRAMS:
+    for prog, runtimes, *more in PROGRAMS:
+        args = more[0] if more else []
         path = os.path.join(BUILD, "bench", prog)
         if not os.path.exists(path):
             for rt in runtimes:
                 absent[rt] = f"{prog} was not built (its peer's packages are missing)"
             print(f"bench: {prog}: absent", flush=True)
             continue
-        cmd = [path, f"--streams={streams}"] + (["--quick"] if quick else [])
-        print(f"bench: running {prog}", flush=True)
+        cmd = [path, f"--streams={streams}"] + (["--quick"] if quick else []) + args
+        print(f"bench: running {' '.join([prog] + args)}", flush=True)
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         for line in proc.stdout:
             line = line.strip()
@@ -166,6 +172,8 @@ def plot(results, outdir):
         rows = [r for r in results if r["experiment"] == exp]
         if exp == "join_breakdown":
             pngs.append(plot_breakdown(rows, outdir, plt))
+            continue
+        if exp in ("feature_cost", "stack_touch"):  # tables, no plot
             continue
         fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=110)
         for lab in sorted({label(r) for r in rows}):
@@ -241,6 +249,68 @@ def breakdown_section(res):
     return out
 
 
+# Measurement builds of the feature-cost table: build name -> (feature, what
+# the build leaves out).
+FEATURE_BUILDS = {
+    "no-migration": ("migration", "the bound-unit check when a unit is picked and the pinning of a "
+                     "non-migratable ULT at its first run"),
+}
+
+
+def feature_section(res):
+    rows = [r for r in res if r["experiment"] == "feature_cost"]
+    base = {(r["runtime"], r["what"]): r for r in rows if r["build"] == "shipped"}
+    if not base:
+        return []
+    out = ["## What the hot-path features cost\n",
+           "The shipped library against measurement builds that leave one feature out, same points, same "
+           "run (one stream, private pool). A switch to compile a feature out is worth having only where "
+           "this cost stands clear of the noise (min..max).\n",
+           "| feature | left out | point | shipped | without | cost | clear of the noise |",
+           "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["build"] == "shipped" or r["build"] not in FEATURE_BUILDS:
+            continue
+        b = base.get((r["runtime"], r["what"]))
+        if not b:
+            continue
+        feat, what = FEATURE_BUILDS[r["build"]]
+        d = b["median"] - r["median"]
+        out.append(f"| {feat} | {what} | {r['what']} {r['runtime']} | {b['median']:.1f} ns "
+                   f"[{b['min']:.1f} .. {b['max']:.1f}] | {r['median']:.1f} ns [{r['min']:.1f} .. {r['max']:.1f}] | "
+                   f"{d:+.1f} ns ({d / r['median'] * 100:+.0f}%) | "
+                   f"{'yes' if b['min'] > r['max'] else 'no (ranges overlap)'} |")
+    out.append("| stackable schedulers | (nothing to leave out) | all | | | 0: whether a stream's top scheduler "
+               "may be polled inline is decided when schedulers are stacked or replaced (`sched_set_fast`), "
+               "so the pick tests one flag it tests for any policy | |")
+    out.append("")
+    return out
+
+
+def huge_section(res):
+    rows = {(r["load"], r["stacks"]): r for r in res if r["experiment"] == "stack_touch"}
+    if not rows:
+        return []
+    out = ["## Huge-page stacks\n",
+           "Live ULTs on one stream, each touching pages of its 64 KiB stack per turn, then yielding; time per "
+           "turn. Same program, `weft_config.huge_pages` off and on. *few*: 256 ULTs x 4 pages (the TLB "
+           "covers them either way); *many*: 4,096 ULTs x 14 pages (about 57,000 small pages per round).\n",
+           "| load | 4 KiB pages | huge pages | huge vs small |", "|---|---|---|---|"]
+    for load in ("few", "many"):
+        s, h = rows.get((load, "small")), rows.get((load, "huge"))
+        if s and h:
+            out.append(f"| {load} | {s['median']:.1f} ns [{s['min']:.1f} .. {s['max']:.1f}] | "
+                       f"{h['median']:.1f} ns [{h['min']:.1f} .. {h['max']:.1f}] | "
+                       f"{(h['median'] / s['median'] - 1) * 100:+.0f}% |")
+    out += ["", "Huge pages can pay only when the live stacks' touched pages overflow the TLB (*many*). When "
+            "they do not (*few*), they can cost per turn: every frame sits at the same offset of physically "
+            "contiguous memory, so the touched lines may crowd into few cache sets (offsetting each stack by a "
+            "few cache lines, stack colouring, would be the remedy). In a virtual machine whose host backs "
+            "guest memory with small pages, the TLB gains less than on bare metal. Both effects vary from core "
+            "to core and run to run on a shared machine: read the ranges.\n"]
+    return out
+
+
 def report(doc, absent, pngs, outdir, quick):
     res = doc["results"]
     m = doc["machine"]
@@ -254,7 +324,7 @@ def report(doc, absent, pngs, outdir, quick):
                "measured in the same run, and weft's advantage (peer / weft; above 1 means weft is faster).\n")
     out.append("| experiment | threads | weft best | peer best | peer / weft |")
     out.append("|---|---|---|---|---|")
-    for exp in sorted({r["experiment"] for r in res} - {"join_breakdown"}):
+    for exp in sorted({r["experiment"] for r in res} - {"join_breakdown", "feature_cost", "stack_touch"}):
         for th in sorted({r["threads"] for r in res if r["experiment"] == exp}):
             rows = [r for r in res if r["experiment"] == exp and r["threads"] == th]
             w = [r for r in rows if r["runtime"].startswith("weft")]
@@ -288,6 +358,8 @@ def report(doc, absent, pngs, outdir, quick):
     out.append("")
     out += scaling_section(res)
     out += breakdown_section(res)
+    out += feature_section(res)
+    out += huge_section(res)
     out.append("## Plots\n")
     out.append("Median of the runs; the bars span min to max. Solid lines are weft, dashed lines peers.\n")
     for exp, name in pngs:
@@ -301,6 +373,8 @@ def report(doc, absent, pngs, outdir, quick):
                "pthreads: one creator thread per stream creating and joining 256 OS threads (20 repetitions).")
     out.append("- **join_breakdown**: 256 ULTs created into the stream's pool, then freed (joined), 1,000 times, "
                "on one stream; steps as in the table above. `join-many` is `weft_thread_free_many`.")
+    out.append("- **stack_touch**: see \"Huge-page stacks\"; with `huge_pages` weft carves stacks from 2 MiB "
+               "chunks (hugetlbfs pages when reserved, else transparent huge pages via madvise).")
     out.append("- **yield**: two ULTs per stream yield to each other 200,000 times each; time per yield.")
     out.append("- **yield_to**: the same with yield-to (no scheduler); boost-context is two raw "
                "`jump_fcontext` contexts passing control, the floor for a user-level switch.")

@@ -72,7 +72,9 @@ static uint64_t *stack_canary(void *map)
 /* Under weft_g.lock: a new chunk of at least `slot` bytes. */
 static int huge_chunk_new(size_t slot)
 {
-    size_t size = (slot * 8 + HUGE_CHUNK - 1) & ~(HUGE_CHUNK - 1);
+    /* One huge page holds many default stacks; a stack larger than a huge
+     * page gets a chunk of its own, rounded up to whole huge pages. */
+    size_t size = slot <= HUGE_CHUNK ? HUGE_CHUNK : (slot + HUGE_CHUNK - 1) & ~(HUGE_CHUNK - 1);
     struct huge_chunk *c = malloc(sizeof *c);
     if (!c) return WEFT_ERR_NOMEM;
     void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);

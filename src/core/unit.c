@@ -27,6 +27,15 @@
 #define BYPASS 1
 #endif
 
+/* Migration's cost on the hot path: a unit picked on a stream it is bound
+ * away from goes home; a non-migratable ULT is bound at its first run. Left
+ * out only in a measurement build (one stream, nothing bound elsewhere). */
+#ifdef WEFT_MEASURE_NO_MIGRATION
+#define MIGRATION 0
+#else
+#define MIGRATION 1
+#endif
+
 /* How far into its pool a join looks for its joinee (join_take): pools
  * are singly linked, and a longer scan would make joins in an order the
  * pool does not follow quadratic. */
@@ -219,7 +228,7 @@ static __attribute__((noinline, cold)) bool ult_prepare_cold(struct weft_xstream
  * the scheduler (tasklets run on the scheduler's stack). */
 static inline struct weft_unit_s *unit_claim(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
-    if (unlikely(u->bound) && u->home != xs) {
+    if (MIGRATION && unlikely(u->bound) && u->home != xs) {
         inbox_push(u->home, u);
         return NULL;
     }
@@ -232,7 +241,7 @@ static inline struct weft_unit_s *unit_claim(struct weft_xstream_s *xs, struct w
             unit_deliver(xs, u);
             return NULL;
         }
-        if (unlikely(!u->migratable)) {
+        if (MIGRATION && unlikely(!u->migratable)) {
             u->home = xs;
             u->bound = 1;
         }
@@ -300,7 +309,7 @@ static void ult_entry(void *arg)
 void unit_dispatch(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     if (u->kind == KIND_TASKLET) {
-        if (unlikely(u->bound) && u->home != xs) {
+        if (MIGRATION && unlikely(u->bound) && u->home != xs) {
             inbox_push(u->home, u);
             return;
         }
