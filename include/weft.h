@@ -252,10 +252,23 @@ typedef struct weft_pool_ops {
      * how many; only called when the pool holds at least `max`. Without
      * it, weft_pool_pop_many() calls pop repeatedly. */
     int (*pop_many)(void *state, weft_thread *units, int max);
+    /* The next three are optional and belong together: a pool that holds
+     * units back (until a release time, an outside event) answers with them
+     * which units are ready. Without them weft counts what it pushed and
+     * popped, and every held unit is ready.
+     * is_empty: nonzero when no held unit may run now; pop (and pop_many)
+     * are then not called, and with is_empty they may also return NULL (0).
+     * size: how many held units may run now (weft_pool_size()). */
+    int (*is_empty)(void *state);
+    size_t (*size)(void *state);
+    /* pop_wait: wait up to timeout_ns (UINT64_MAX: no limit) for a unit to
+     * become ready and return it, or NULL. weft_pool_pop_wait() calls it
+     * for a private pool from a scheduler or a plain thread (so it may block
+     * the stream: there is nothing else it could run); nothing else touches
+     * the pool meanwhile, so it must release units by itself. A ULT, or a
+     * shared pool, waits by weft's own polling instead. */
+    weft_thread (*pop_wait)(void *state, uint64_t timeout_ns);
 } weft_pool_ops;
-/* A user pool needs no size, is-empty or pop-wait operation: weft counts
- * what it pushed and popped, serialises the ops of shared pools itself, and
- * implements weft_pool_size(), _is_empty() and _pop_wait() over that. */
 
 /* Create a pool run by `ops` over `state` (both kept by reference).
  * Errors: WEFT_ERR_INVALID (NULL ops, push or pop; bad access), WEFT_ERR_NOMEM,
@@ -275,7 +288,8 @@ int weft_thread_get_arg(weft_thread unit, void **arg);
  * Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY. Context: any. */
 int weft_pool_free(weft_pool *pool);
 
-/* Number of ready units in the pool (blocked ones are not counted).
+/* Number of ready units in the pool (blocked ones are not counted; a user
+ * pool with a size op answers for itself).
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID, WEFT_ERR_POOL_ACCESS. Context: any. */
 int weft_pool_size(weft_pool pool, size_t *n);
 
@@ -309,7 +323,8 @@ int weft_pool_pop_many(weft_pool pool, int max, weft_thread *units, int *n);
  * when the time ran out. A waiting ULT yields to the other work of its
  * stream; a waiting scheduler or plain thread backs off from spinning to
  * short sleeps (so a unit pushed after a long wait is seen within about
- * 50 microseconds).
+ * 50 microseconds). A private user pool with a pop_wait op that holds units
+ * back is left to wait its own way when the caller is not a ULT.
  * Errors: as weft_pool_pop(); WEFT_ERR_TASKLET_BLOCKS from a tasklet with a
  * timeout other than 0. Context: ULT, scheduler, thread; tasklet with 0. */
 int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit);

@@ -1,19 +1,22 @@
 /* A user-defined pool: earliest deadline first, intrusive (linked through
  * weft_thread_pool_data), so its push cannot fail. Units run in deadline
  * order; cancel goes through the pool's remove; an MPMC user pool fed while
- * it is being served loses nothing. */
+ * it is being served loses nothing. A release-time pool (the same list, with
+ * is_empty / size / pop_wait) holds units back until their time comes. */
+#include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "check.h"
 
 struct job { long deadline; int *order; int *n; };
 struct edf { weft_thread head; int freed; };
 
-static long deadline_of(weft_thread u)
+static long deadline_of(weft_thread u) /* struct job and struct timed start with it */
 {
     void *arg;
     CHECK_OK(weft_thread_get_arg(u, &arg));
-    return ((struct job *)arg)->deadline;
+    return *(long *)arg;
 }
 
 static weft_thread *next_of(weft_thread u)
@@ -56,7 +59,69 @@ static void run_job(void *arg)
     j->order[(*j->n)++] = (int)j->deadline;
 }
 
+/* Release-time pool: `deadline` is a release time in CLOCK_MONOTONIC ns.
+ * Only units whose time has come are ready. */
+struct release { struct edf list; int waits; };
+
+static long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+static int rel_is_empty(void *state)
+{
+    struct edf *e = state;
+    return !e->head || deadline_of(e->head) > now_ns();
+}
+
+static size_t rel_size(void *state)
+{
+    struct edf *e = state;
+    size_t n = 0;
+    long now = now_ns();
+    for (weft_thread u = e->head; u && deadline_of(u) <= now; u = *next_of(u)) n++;
+    return n;
+}
+
+static weft_thread rel_pop(void *state)
+{
+    return rel_is_empty(state) ? NULL : edf_pop(state);
+}
+
+static weft_thread rel_pop_wait(void *state, uint64_t timeout_ns)
+{
+    struct release *r = state;
+    r->waits++;
+    long until = deadline_of(r->list.head), limit = now_ns() + (long)timeout_ns;
+    if (timeout_ns < (uint64_t)1e15 && limit < until) until = limit;
+    struct timespec ts = {until / 1000000000L, until % 1000000000L};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL)) {}
+    return rel_pop(state);
+}
+
+struct timed { long release, ran_at; int *n; }; /* release first: deadline_of reads it */
+
+static void run_timed(void *arg)
+{
+    struct timed *t = arg;
+    t->ran_at = now_ns();
+    (*t->n)++;
+}
+
 static void count(void *arg) { __atomic_fetch_add((int *)((struct job *)arg)->n, 1, __ATOMIC_RELAXED); }
+
+struct pw_args { weft_pool p; weft_thread got[2]; long at; };
+
+static void *waiter(void *arg)
+{
+    struct pw_args *a = arg;
+    CHECK_OK(weft_pool_pop_wait(a->p, UINT64_MAX, &a->got[0]));
+    a->at = now_ns();
+    CHECK_OK(weft_pool_pop_wait(a->p, 5000000, &a->got[1]));
+    return NULL;
+}
 
 int main(void)
 {
@@ -117,6 +182,52 @@ int main(void)
     CHECK_OK(weft_pool_free(&p));
     free(many);
     free(mt);
+
+    /* Release-time pool: weft asks it what is ready. */
+    const weft_pool_ops rel_ops = {.push = edf_push, .pop = rel_pop, .remove = edf_remove,
+                                   .is_empty = rel_is_empty, .size = rel_size, .pop_wait = rel_pop_wait};
+    struct release r = {0};
+    CHECK_OK(weft_pool_create_user(&rel_ops, &r, WEFT_POOL_ACCESS_PRIVATE, &p));
+    int ran = 0;
+    long base = now_ns();
+    struct timed tm[3] = {{base + 40000000L, 0, &ran}, {base, 0, &ran}, {base + 15000000L, 0, &ran}};
+    weft_thread tt[3];
+    for (int i = 0; i < 3; i++) CHECK_OK(weft_thread_create(p, run_timed, &tm[i], NULL, &tt[i]));
+    CHECK_OK(weft_pool_size(p, &sz));
+    CHECK(sz <= 2 && sz >= 1); /* the one due now (and the 15 ms one on a slow machine) */
+    CHECK_OK(weft_sched_create_basic(1, &p, &s));
+    CHECK_OK(weft_xstream_create(s, &xs));
+    CHECK_OK(weft_thread_free_many(3, tt));
+    CHECK(ran == 3);
+    for (int i = 0; i < 3; i++) CHECK(tm[i].ran_at >= tm[i].release);
+    CHECK(tm[1].ran_at <= tm[2].ran_at && tm[2].ran_at <= tm[0].ran_at);
+    CHECK_OK(weft_xstream_free(&xs));
+    CHECK_OK(weft_sched_free(&s));
+
+    /* Its pop_wait, from a plain thread (the pool has no owner stream yet):
+     * sleeps until the release, or returns NULL at the timeout. */
+    base = now_ns();
+    ran = 0;
+    tm[0] = (struct timed){base + 20000000L, 0, &ran};
+    tm[1] = (struct timed){base + 3600000000000L, 0, &ran}; /* an hour away */
+    for (int i = 0; i < 2; i++) CHECK_OK(weft_thread_create(p, run_timed, &tm[i], NULL, &tt[i]));
+    int empty;
+    CHECK_OK(weft_pool_is_empty(p, &empty));
+    CHECK(empty == 1);
+    struct pw_args pw = {p, {0, 0}, 0};
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, waiter, &pw) == 0);
+    CHECK(pthread_join(th, NULL) == 0);
+    CHECK(pw.got[0] == tt[0] && pw.at >= tm[0].release);
+    CHECK(pw.got[1] == WEFT_THREAD_NULL);
+    CHECK(r.waits == 2);
+    CHECK_OK(weft_pool_push(self_pool(), pw.got[0]));
+    CHECK_OK(weft_thread_free(&tt[0]));
+    CHECK(ran == 1);
+    CHECK_OK(weft_thread_cancel(tt[1]));
+    CHECK_OK(weft_thread_free(&tt[1]));
+    CHECK(ran == 1);
+    CHECK_OK(weft_pool_free(&p));
     CHECK_OK(weft_finalize());
     printf("userpool: ok\n");
     return 0;

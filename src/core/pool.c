@@ -310,16 +310,32 @@ int weft_pool_size(weft_pool pool, size_t *n)
     if (rc) return rc;
     if (!n) return WEFT_ERR_INVALID;
     if ((rc = pool_local_access(pool))) return rc;
-    *n = pool_count(pool);
+    if (pool->kind == POOL_KIND_USER && pool->ops.size) {
+        bool locked = pool->impl == IMPL_LOCKED;
+        if (locked) pool_lock(pool);
+        *n = pool->ops.size(pool->ops_state);
+        if (locked) pool_unlock(pool);
+    } else {
+        *n = pool_count(pool);
+    }
     return WEFT_OK;
 }
 
 int weft_pool_is_empty(weft_pool pool, int *empty)
 {
-    size_t n;
     if (!empty) return WEFT_ERR_INVALID;
-    int rc = weft_pool_size(pool, &n);
+    int rc = pool_check(pool);
     if (rc) return rc;
+    if (pool->kind == POOL_KIND_USER && pool->ops.is_empty) {
+        if ((rc = pool_local_access(pool))) return rc;
+        bool locked = pool->impl == IMPL_LOCKED;
+        if (locked) pool_lock(pool);
+        *empty = pool->ops.is_empty(pool->ops_state) != 0;
+        if (locked) pool_unlock(pool);
+        return WEFT_OK;
+    }
+    size_t n;
+    if ((rc = weft_pool_size(pool, &n))) return rc;
     *empty = n == 0;
     return WEFT_OK;
 }
@@ -420,6 +436,18 @@ int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit)
     /* A ULT waits by yielding; its stream (and so its pool access) is
      * whatever it runs on after each yield. */
     bool ult = self && (self->kind == KIND_ULT || self->kind == KIND_MAIN);
+    if (!ult && timeout_ns && pool->kind == POOL_KIND_USER && pool->ops.pop_wait && pool->impl == IMPL_LIST &&
+        !(rc = pool_access_from(pool, xs)) && pool->size) {
+        /* It holds units back: let it wait for their release its own way. */
+        struct weft_unit_s *u = pool_pop_unit(pool, xs);
+        if (!u && (u = pool->ops.pop_wait(pool->ops_state, timeout_ns))) {
+            u->in_pool = 0;
+            pool->size--;
+        }
+        if (u) unit_set_pool(u, NULL);
+        *unit = u;
+        return WEFT_OK;
+    }
     uint64_t start = now_ns();
     uint64_t deadline = timeout_ns > UINT64_MAX - start ? UINT64_MAX : start + timeout_ns; /* saturate */
     unsigned idle = 0;

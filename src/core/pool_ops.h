@@ -72,7 +72,8 @@ static inline struct weft_unit_s *list_pop(struct weft_pool_s *p)
 {
     struct weft_unit_s *u;
     if (unlikely(p->kind == POOL_KIND_USER)) {
-        u = p->size ? p->ops.pop(p->ops_state) : NULL;
+        bool ready = p->ops.is_empty ? p->size && !p->ops.is_empty(p->ops_state) : p->size;
+        u = ready ? p->ops.pop(p->ops_state) : NULL; /* with is_empty, pop may hold back too */
         if (u) {
             u->in_pool = 0;
             p->size--;
