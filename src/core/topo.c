@@ -1,5 +1,8 @@
 /* Topology and binding: hwloc when the build has it, else the Linux
- * affinity calls (the aarch64 cross build has no hwloc to link). */
+ * affinity calls (the aarch64 cross build has no hwloc to link). Either
+ * way weft uses only the CPUs the thread that calls weft_init() may run
+ * on (taskset, cgroups, an MPI launcher's binding), and gives that thread
+ * its mask back at weft_finalize(). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -7,26 +10,58 @@
 
 #include "internal.h"
 
+static cpu_set_t g_allowed; /* the initial thread's affinity at weft_init() */
+
+static void allowed_save(void)
+{
+    if (sched_getaffinity(0, sizeof g_allowed, &g_allowed) != 0) CPU_ZERO(&g_allowed);
+}
+
+static void allowed_restore(void)
+{
+    if (CPU_COUNT(&g_allowed) > 0) sched_setaffinity(0, sizeof g_allowed, &g_allowed);
+}
+
 #ifdef WEFT_HAVE_HWLOC
 #include <hwloc.h>
+#include <hwloc/glibc-sched.h>
 
 static hwloc_topology_t g_topo;
 static int g_topo_ok;
 
-int topo_init(void)
+/* Load the machine's topology, cut down to the calling thread's CPUs. */
+static int topo_load(hwloc_topology_t *t)
 {
-    if (hwloc_topology_init(&g_topo) != 0) return WEFT_ERR_SYS;
-    if (hwloc_topology_load(g_topo) != 0) {
-        hwloc_topology_destroy(g_topo);
+    if (hwloc_topology_init(t) != 0) return WEFT_ERR_SYS;
+    if (hwloc_topology_load(*t) != 0) {
+        hwloc_topology_destroy(*t);
         return WEFT_ERR_SYS;
     }
+    cpu_set_t mask;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (set && sched_getaffinity(0, sizeof mask, &mask) == 0 && CPU_COUNT(&mask) > 0 &&
+        hwloc_cpuset_from_glibc_sched_affinity(*t, set, &mask, sizeof mask) == 0 &&
+        !hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(*t), set))
+        hwloc_topology_restrict(*t, set, 0); /* on failure the whole machine stays */
+    hwloc_bitmap_free(set);
+    return WEFT_OK;
+}
+
+int topo_init(void)
+{
+    allowed_save();
+    int rc = topo_load(&g_topo);
+    if (rc) return rc;
     g_topo_ok = 1;
     return WEFT_OK;
 }
 
 void topo_finalize(void)
 {
-    if (g_topo_ok) hwloc_topology_destroy(g_topo);
+    if (g_topo_ok) {
+        hwloc_topology_destroy(g_topo);
+        allowed_restore();
+    }
     g_topo_ok = 0;
 }
 
@@ -43,11 +78,9 @@ int topo_count_cores(void)
     if (g_topo_ok) return topo_num_cores();
     hwloc_topology_t t;
     int n = 0;
-    if (hwloc_topology_init(&t) == 0) {
-        if (hwloc_topology_load(t) == 0) {
-            n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
-            if (n <= 0) n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
-        }
+    if (topo_load(&t) == WEFT_OK) {
+        n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+        if (n <= 0) n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
         hwloc_topology_destroy(t);
     }
     return n;
@@ -79,15 +112,16 @@ int topo_bind_thread(pthread_t t, int cpu)
 
 #else /* no hwloc */
 
-static cpu_set_t g_allowed;
-
 int topo_init(void)
 {
-    if (sched_getaffinity(0, sizeof g_allowed, &g_allowed) != 0) CPU_ZERO(&g_allowed);
+    allowed_save();
     return WEFT_OK;
 }
 
-void topo_finalize(void) {}
+void topo_finalize(void)
+{
+    allowed_restore();
+}
 
 int topo_num_cores(void)
 {
