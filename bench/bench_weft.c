@@ -4,6 +4,7 @@
  * point is the mean over streams of the time per unit (or per switch),
  * and the median, min and max of that over repeated runs. */
 #include <stdatomic.h>
+#include <unistd.h>
 
 #include "bench_common.h"
 #include "weft.h"
@@ -86,7 +87,7 @@ static void yield_driver(void *arg)
 /* One run: a driver per stream. Returns the mean of the drivers' times;
  * *lo and *hi get the fastest and the slowest stream's. */
 static double run_once(int streams, void (*drv)(void *), int tasklet, long expect_per_stream, double *lo,
-                       double *hi)
+                       double *hi, double *each)
 {
     struct driver d[64];
     weft_thread t[64];
@@ -106,6 +107,7 @@ static double run_once(int streams, void (*drv)(void *), int tasklet, long expec
     for (int s = 0; s < streams; s++) {
         BENCH_CHECK(weft_thread_free(&t[s]) == WEFT_OK);
         sum += d[s].ns;
+        if (each) each[s] = d[s].ns;
         if (d[s].ns < *lo) *lo = d[s].ns;
         if (d[s].ns > *hi) *hi = d[s].ns;
     }
@@ -170,8 +172,8 @@ static void measure(const char *experiment, const char *runtime, int streams, en
         }
     }
     double v[256], lo[256], hi[256], a, b;
-    run_once(streams, drv, flag, expect, &a, &b); /* warm-up: caches filled, pages touched */
-    for (int r = 0; r < g_runs; r++) v[r] = run_once(streams, drv, flag, expect, &lo[r], &hi[r]);
+    run_once(streams, drv, flag, expect, &a, &b, NULL); /* warm-up: caches filled, pages touched */
+    for (int r = 0; r < g_runs; r++) v[r] = run_once(streams, drv, flag, expect, &lo[r], &hi[r], NULL);
     BENCH_CHECK(weft_finalize() == WEFT_OK);
     /* The spread between streams: medians over the runs of the fastest and
      * the slowest stream. */
@@ -184,6 +186,68 @@ static void measure(const char *experiment, const char *runtime, int streams, en
         snprintf(extra + len, sizeof extra - (size_t)len, ", \"build\": \"%s\", \"what\": \"%s\"", BENCH_BUILD,
                  experiment);
     bench_report(g_features ? "feature_cost" : experiment, runtime, streams, extra, v, g_runs);
+}
+
+/* Does a second stream slow the first? One run of the pair: one stream
+ * alone on each CPU in turn, then a stream on every CPU at once, each in a
+ * fresh runtime; runs alternate, so both sides see the same machine (the
+ * CPUs of a shared VM differ, and drift, by more than the loss we look
+ * for). The loss of a run: the mean over CPUs of together / alone. */
+static double pair_side(int streams, int cpu, enum setup setup, int tasklet, long expect, double *each)
+{
+    weft_config cfg;
+    BENCH_CHECK(weft_config_init(&cfg) == WEFT_OK);
+    cfg.num_xstreams = streams;
+    cfg.bind = 1;
+    cfg.pool_access = setup == PRIVATE ? WEFT_POOL_ACCESS_PRIVATE : WEFT_POOL_ACCESS_MPMC;
+    BENCH_CHECK(weft_init(&cfg) == WEFT_OK);
+    if (cpu >= 0) {
+        weft_xstream x0;
+        BENCH_CHECK(weft_xstream_get(0, &x0) == WEFT_OK);
+        BENCH_CHECK(weft_xstream_set_cpubind(x0, cpu) == WEFT_OK);
+    }
+    double lo, hi;
+    run_once(streams, create_join_driver, tasklet, expect, &lo, &hi, NULL); /* warm-up */
+    double mean = run_once(streams, create_join_driver, tasklet, expect, &lo, &hi, each);
+    BENCH_CHECK(weft_finalize() == WEFT_OK);
+    return mean;
+}
+
+static void measure_pair(const char *runtime, enum setup setup, int tasklet, int ncpu, long expect)
+{
+    static double alone[64][256], together[64][256];
+    double loss[256], tog[256], alo[256], each[64];
+    for (int r = 0; r < g_runs; r++) {
+        double a = 0, l = 0;
+        for (int c = 0; c < ncpu; c++) {
+            alone[c][r] = pair_side(1, c, setup, tasklet, expect, each);
+            a += alone[c][r];
+        }
+        tog[r] = pair_side(ncpu, -1, setup, tasklet, expect, each); /* stream c is bound to CPU c */
+        for (int c = 0; c < ncpu; c++) {
+            together[c][r] = each[c];
+            l += each[c] / alone[c][r];
+        }
+        alo[r] = a / ncpu;
+        loss[r] = (l / ncpu - 1) * 100;
+    }
+    qsort(loss, (size_t)g_runs, sizeof *loss, bench_cmp);
+    qsort(alo, (size_t)g_runs, sizeof *alo, bench_cmp);
+    char extra[1024];
+    int len = snprintf(extra, sizeof extra,
+                       "\"pool\": \"%s\", \"alone\": %.3f, \"loss_pct\": %.2f, \"loss_pct_min\": %.2f, "
+                       "\"loss_pct_max\": %.2f",
+                       SETUP_NAME[setup], alo[g_runs / 2], loss[g_runs / 2], loss[0], loss[g_runs - 1]);
+    for (int side = 0; side < 2; side++) {
+        len += snprintf(extra + len, sizeof extra - (size_t)len, ", \"%s\": {", side ? "together_cpu" : "alone_cpu");
+        for (int c = 0; c < ncpu; c++) {
+            double *v = side ? together[c] : alone[c];
+            qsort(v, (size_t)g_runs, sizeof *v, bench_cmp);
+            len += snprintf(extra + len, sizeof extra - (size_t)len, "%s\"%d\": %.3f", c ? ", " : "", c, v[g_runs / 2]);
+        }
+        len += snprintf(extra + len, sizeof extra - (size_t)len, "}");
+    }
+    bench_report("second_stream", runtime, ncpu, extra, tog, g_runs);
 }
 
 int main(int argc, char **argv)
@@ -209,6 +273,13 @@ int main(int argc, char **argv)
         for (int k = PRIVATE; k <= STEALING; k++) {
             measure("create_join", "weft-ult", s, (enum setup)k, create_join_driver, 0, per);
             measure("create_join", "weft-tasklet", s, (enum setup)k, create_join_driver, 1, per);
+        }
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int ncpu = online < maxs ? (int)online : maxs;
+    if (ncpu > 1)
+        for (int k = PRIVATE; k <= SHARED; k++) {
+            measure_pair("weft-ult", (enum setup)k, 0, ncpu, per);
+            measure_pair("weft-tasklet", (enum setup)k, 1, ncpu, per);
         }
     for (int s = 1; s <= maxs; s *= 2) {
         measure("yield", "weft-ult", s, PRIVATE, yield_driver, 0, 1);

@@ -173,7 +173,7 @@ def plot(results, outdir):
         if exp == "join_breakdown":
             pngs.append(plot_breakdown(rows, outdir, plt))
             continue
-        if exp in ("feature_cost", "stack_touch"):  # tables, no plot
+        if exp in ("feature_cost", "stack_touch", "second_stream"):  # tables, no plot
             continue
         fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=110)
         for lab in sorted({label(r) for r in rows}):
@@ -227,6 +227,31 @@ def scaling_section(res):
         vs = f"{(r['median'] / one[0]['median'] - 1) * 100:+.0f}%" if one and r["threads"] > 1 else ""
         out.append(f"| {r['runtime']} | {r['pool']} | {r['threads']} | {r['median']:.1f} ns | "
                    f"{r['stream_min']:.1f} ns | {r['stream_max']:.1f} ns | {vs} |")
+    out.append("")
+    return out
+
+
+def pair_section(res):
+    """The cost of a second stream, measured so that the machine's own noise
+    cancels: runs alternate between one stream alone on each CPU and a
+    stream on every CPU, each stream compared with itself alone on its CPU."""
+    rows = [r for r in res if r["experiment"] == "second_stream"]
+    if not rows:
+        return []
+    out = ["## What a second stream costs\n",
+           "The CPUs of a shared VM differ from each other and drift over seconds by more than the 10% this "
+           "measures, so each run here is a pair taken back to back: one stream alone on each CPU in turn, "
+           "then a stream on every CPU at once (fresh runtimes, streams bound). A stream on CPU c is compared "
+           "with the stream alone on c in the same pair; the loss is the mean over CPUs, median over pairs "
+           "(min..max beside it).\n",
+           "| unit | pools | alone, per CPU | together, per CPU | loss (median) | loss min..max |",
+           "|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda x: (x["runtime"], x["pool"])):
+        cpus = sorted(r["alone_cpu"], key=int)
+        alone = ", ".join(f"{r['alone_cpu'][c]:.1f}" for c in cpus)
+        tog = ", ".join(f"{r['together_cpu'][c]:.1f}" for c in cpus)
+        out.append(f"| {r['runtime']} | {r['pool']} | {alone} ns | {tog} ns | {r['loss_pct']:+.1f}% | "
+                   f"{r['loss_pct_min']:+.1f}% .. {r['loss_pct_max']:+.1f}% |")
     out.append("")
     return out
 
@@ -324,7 +349,8 @@ def report(doc, absent, pngs, outdir, quick):
                "measured in the same run, and weft's advantage (peer / weft; above 1 means weft is faster).\n")
     out.append("| experiment | threads | weft best | peer best | peer / weft |")
     out.append("|---|---|---|---|---|")
-    for exp in sorted({r["experiment"] for r in res} - {"join_breakdown", "feature_cost", "stack_touch"}):
+    for exp in sorted({r["experiment"] for r in res} - {"join_breakdown", "feature_cost", "stack_touch",
+                                                         "second_stream"}):
         for th in sorted({r["threads"] for r in res if r["experiment"] == exp}):
             rows = [r for r in res if r["experiment"] == exp and r["threads"] == th]
             w = [r for r in rows if r["runtime"].startswith("weft")]
@@ -355,8 +381,13 @@ def report(doc, absent, pngs, outdir, quick):
         ratio = yt[0]["median"] / bc[0]["median"]
         out.append(f"| yield-to vs the Boost.Context switch | <= 1.30x | {ratio:.2f}x "
                    f"({yt[0]['median']:.1f} vs {bc[0]['median']:.1f} ns) | {'yes' if ratio <= 1.3 else 'no'} |")
+    for r in sorted((x for x in res if x["experiment"] == "second_stream" and x.get("pool") == "private"),
+                    key=lambda x: x["runtime"]):
+        out.append(f"| {r['runtime']}, private pools: {r['threads']} streams against 1, same CPU (below) | "
+                   f"<= +10% | {r['loss_pct']:+.1f}% | {'yes' if r['loss_pct'] <= 10 else 'no'} |")
     out.append("")
     out += scaling_section(res)
+    out += pair_section(res)
     out += breakdown_section(res)
     out += feature_section(res)
     out += huge_section(res)
