@@ -106,7 +106,10 @@ typedef enum {
 typedef struct weft_config {
     int num_xstreams;            /* streams at start, including the primary (>= 1) */
     size_t stack_size;           /* default ULT stack size in bytes */
-    int bind;                    /* 1: bind stream i to core i (hwloc); 0: leave unbound */
+    /* 1: bind stream i to core i (hwloc); 0: leave unbound. Cores are those
+     * the thread calling weft_init() may run on (taskset, cgroups, an MPI
+     * launcher's binding); weft_finalize() gives that thread its mask back. */
+    int bind;
     weft_pool_kind pool_kind;    /* kind of each stream's default pool */
     weft_pool_access pool_access;/* access of each stream's default pool */
     /* 1: default-size stacks are carved from 2 MiB chunks backed by huge
@@ -124,7 +127,7 @@ typedef struct weft_config {
 } weft_config;
 
 /* Fill `cfg` with the defaults, then apply the environment:
- *   WEFT_NUM_XSTREAMS  streams at start (default: one per core)
+ *   WEFT_NUM_XSTREAMS  streams at start (default: one per core the caller may use)
  *   WEFT_STACK_SIZE    ULT stack size, bytes, K or M suffix (default 64K)
  *   WEFT_BIND          1 or 0 (default 1 when streams <= cores)
  *   WEFT_HUGE_PAGES    1 or 0 (default 0)
@@ -191,8 +194,9 @@ int weft_xstream_count(int *n);
 int weft_xstream_get(int rank, weft_xstream *out);
 
 /* Bind the stream's OS thread to logical CPU `cpu` (the OS numbering), or
- * unbind it with cpu = -1.
- * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (no such CPU), WEFT_ERR_SYS.
+ * unbind it with cpu = -1 (any CPU weft was given).
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (no such CPU, or one outside
+ * the mask weft_init() was called with), WEFT_ERR_SYS.
  * Context: any. */
 int weft_xstream_set_cpubind(weft_xstream xs, int cpu);
 
