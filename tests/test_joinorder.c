@@ -104,27 +104,25 @@ static void lifo_yielder(weft_pool p)
     CHECK_OK(weft_thread_free_many(2, t));
 }
 
-/* Tasklets run on the scheduler's stack: pool order. */
-static void lifo_tasklets(weft_pool p)
+/* Join the first of `names` spawned into p: the run order is the pool's. */
+static void join_first_in_pool_order(weft_pool p, const char *names, bool tasklets, const char *want)
 {
-    weft_thread t[3];
-    spawn(p, "abc", t, true);
+    weft_thread t[16];
+    int n = (int)strlen(names);
+    spawn(p, names, t, tasklets);
     CHECK_OK(weft_thread_join(t[0]));
     note('M');
-    expect("cbaM");
-    CHECK_OK(weft_thread_free_many(3, t));
+    expect(want);
+    CHECK_OK(weft_thread_free_many(n, t));
 }
+
+/* Tasklets run on the scheduler's stack: pool order. */
+static void lifo_tasklets(weft_pool p) { join_first_in_pool_order(p, "abc", true, "cbaM"); }
 
 /* Beyond the reach of the scan: pool order. */
 static void lifo_deep(weft_pool p)
 {
-    const char *names = "abcdefghijklmnop";
-    weft_thread t[16];
-    spawn(p, names, t, false);
-    CHECK_OK(weft_thread_join(t[0]));
-    note('M');
-    expect("ponmlkjihgfedcbaM");
-    CHECK_OK(weft_thread_free_many(16, t));
+    join_first_in_pool_order(p, "abcdefghijklmnop", false, "ponmlkjihgfedcbaM");
 }
 
 static void driver(void *arg)

@@ -250,13 +250,12 @@ static inline void runnext_push(struct weft_xstream_s *xs, struct weft_unit_s *u
     xs->runnext_tail = u;
 }
 
-/* Put the list first..last (linked by ->next) before the others. */
-static inline void runnext_push_front(struct weft_xstream_s *xs, struct weft_unit_s *first,
-                                      struct weft_unit_s *last)
+/* Put `u` before the others. */
+static inline void runnext_push_front(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
-    last->next = xs->runnext_head;
-    if (!xs->runnext_head) xs->runnext_tail = last;
-    xs->runnext_head = first;
+    u->next = xs->runnext_head;
+    if (!xs->runnext_head) xs->runnext_tail = u;
+    xs->runnext_head = u;
 }
 
 /* May `xs` run a unit of `p` now, under its running scheduler? A private

@@ -575,7 +575,7 @@ static inline bool join_take(struct weft_xstream_s *xs, struct weft_unit_s *t)
 /* Suspend the running ULT `self` until `t` has ended. */
 static void ult_wait_for(struct weft_xstream_s *xs, struct weft_unit_s *self, struct weft_unit_s *t)
 {
-    if (join_take(xs, t)) runnext_push_front(xs, t, t);
+    if (join_take(xs, t)) runnext_push_front(xs, t);
     unit_switch(xs, self, unit_next_to_run(xs), PEND_JOIN, t); /* woken once t ended */
     /* Woken early only when another thread already waited on t: poll. */
     while (unlikely(!unit_done(t))) weft_yield();
