@@ -90,6 +90,14 @@ static weft_thread rel_pop(void *state)
     return rel_is_empty(state) ? NULL : edf_pop(state);
 }
 
+static int rel_pop_many(void *state, weft_thread *units, int max)
+{
+    CHECK(!rel_is_empty(state)); /* weft asks only when something is ready */
+    int n = 0;
+    while (n < max && (units[n] = rel_pop(state))) n++;
+    return n;
+}
+
 static weft_thread rel_pop_wait(void *state, uint64_t timeout_ns)
 {
     struct release *r = state;
@@ -184,7 +192,7 @@ int main(void)
     free(mt);
 
     /* Release-time pool: weft asks it what is ready. */
-    const weft_pool_ops rel_ops = {.push = edf_push, .pop = rel_pop, .remove = edf_remove,
+    const weft_pool_ops rel_ops = {.push = edf_push, .pop = rel_pop, .remove = edf_remove, .pop_many = rel_pop_many,
                                    .is_empty = rel_is_empty, .size = rel_size, .pop_wait = rel_pop_wait};
     struct release r = {0};
     CHECK_OK(weft_pool_create_user(&rel_ops, &r, WEFT_POOL_ACCESS_PRIVATE, &p));
@@ -211,9 +219,12 @@ int main(void)
     tm[0] = (struct timed){base + 20000000L, 0, &ran};
     tm[1] = (struct timed){base + 3600000000000L, 0, &ran}; /* an hour away */
     for (int i = 0; i < 2; i++) CHECK_OK(weft_thread_create(p, run_timed, &tm[i], NULL, &tt[i]));
-    int empty;
+    int empty, got;
     CHECK_OK(weft_pool_is_empty(p, &empty));
     CHECK(empty == 1);
+    weft_thread none[2];
+    CHECK_OK(weft_pool_pop_many(p, 2, none, &got));
+    CHECK(got == 0);
     struct pw_args pw = {p, {0, 0}, 0};
     pthread_t th;
     CHECK(pthread_create(&th, NULL, waiter, &pw) == 0);

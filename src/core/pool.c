@@ -383,7 +383,7 @@ static int pool_pop_batch(struct weft_pool_s *p, struct weft_xstream_s *xs, int 
     }
     if (p->kind == POOL_KIND_USER && p->ops.pop_many) {
         int want = p->size < (size_t)max ? (int)p->size : max;
-        if (want > 0) {
+        if (want > 0 && !(p->ops.is_empty && p->ops.is_empty(p->ops_state))) {
             n = p->ops.pop_many(p->ops_state, out, want);
             if (n > want) {
                 static const char msg[] = "weft: a user pool's pop_many returned more units than asked for\n";
