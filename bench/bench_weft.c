@@ -148,8 +148,9 @@ static void install_randws(void *arg)
 #endif
 static int g_features; /* --features: only the points of the feature-cost table */
 
-static void measure(const char *experiment, const char *runtime, int streams, enum setup setup,
-                    void (*drv)(void *), int flag, long expect)
+/* A runtime of `streams` streams (bound one per core when they fit) whose
+ * pools are set up as `setup` says. */
+static void start_runtime(int streams, enum setup setup)
 {
     weft_config cfg;
     BENCH_CHECK(weft_config_init(&cfg) == WEFT_OK);
@@ -171,6 +172,12 @@ static void measure(const char *experiment, const char *runtime, int streams, en
             BENCH_CHECK(weft_thread_free(&t) == WEFT_OK);
         }
     }
+}
+
+static void measure(const char *experiment, const char *runtime, int streams, enum setup setup,
+                    void (*drv)(void *), int flag, long expect)
+{
+    start_runtime(streams, setup);
     double v[256], lo[256], hi[256], a, b;
     run_once(streams, drv, flag, expect, &a, &b, NULL); /* warm-up: caches filled, pages touched */
     for (int r = 0; r < g_runs; r++) v[r] = run_once(streams, drv, flag, expect, &lo[r], &hi[r], NULL);
@@ -195,12 +202,7 @@ static void measure(const char *experiment, const char *runtime, int streams, en
  * for). The loss of a run: the mean over CPUs of together / alone. */
 static double pair_side(int streams, int cpu, enum setup setup, int tasklet, long expect, double *each)
 {
-    weft_config cfg;
-    BENCH_CHECK(weft_config_init(&cfg) == WEFT_OK);
-    cfg.num_xstreams = streams;
-    cfg.bind = 1;
-    cfg.pool_access = setup == PRIVATE ? WEFT_POOL_ACCESS_PRIVATE : WEFT_POOL_ACCESS_MPMC;
-    BENCH_CHECK(weft_init(&cfg) == WEFT_OK);
+    start_runtime(streams, setup); /* streams <= CPUs here: bound */
     if (cpu >= 0) {
         weft_xstream x0;
         BENCH_CHECK(weft_xstream_get(0, &x0) == WEFT_OK);
