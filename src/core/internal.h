@@ -203,7 +203,12 @@ struct weft_xstream_s {
     struct weft_unit_s *pend_target;
     struct weft_unit_s *runnext_head, *runnext_tail; /* run before the policy's pick (pool_ops.h) */
     struct weft_unit_s *stash;      /* picked by a ULT, to be run by the scheduler next */
-    struct unit_cache unit_cache;   /* free descriptors */
+    struct unit_cache unit_cache;   /* free descriptors, for units that run here */
+    /* Free descriptors for units sent to run elsewhere. They come from
+     * slabs of their own: a unit that runs on another stream must not
+     * share pages with the descriptors this stream writes all the time, or
+     * that stream pays a miss whenever the unit switches (see mem.c). */
+    struct unit_cache export_cache;
     /* Descriptors of another stream's slabs freed here, on their way back
      * to that stream in one batch (see mem.c). */
     struct unit_cache remote_batch;

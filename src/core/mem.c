@@ -248,12 +248,12 @@ void mem_stack_put_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
 /* ---------- descriptors ---------- */
 
 /* Under weft_g.lock: a fresh slab owned by `owner` into `into`. */
-static int slab_new(struct unit_cache *into, struct weft_xstream_s *owner)
+static int slab_new(struct unit_cache *into, struct weft_xstream_s *owner, bool exported)
 {
     struct slab *s = aligned_alloc(SLAB_ALIGN, SLAB_ALIGN);
     if (!s) return WEFT_ERR_NOMEM;
     memset(s, 0, sizeof *s);
-    s->owner = owner;
+    s->owner = (uintptr_t)owner | (owner && exported ? SLAB_EXPORTED : 0);
     s->next = g_slabs;
     g_slabs = s;
     for (int i = (int)SLAB_UNITS - 1; i >= 0; i--) {
@@ -263,29 +263,42 @@ static int slab_new(struct unit_cache *into, struct weft_xstream_s *owner)
     return WEFT_OK;
 }
 
-/* Slow path of mem_unit_alloc(): what other streams gave back, else the
- * global list, else a new slab. */
-struct weft_unit_s *mem_unit_alloc_slow(struct weft_xstream_s *xs)
+/* Slow path of mem_unit_alloc() and mem_unit_alloc_export(): what other
+ * streams gave back, else (local only) the global list, else a new slab.
+ *
+ * Why exports have slabs of their own: a unit made here but run by
+ * another stream is written by that stream whenever it switches. If its
+ * descriptor shared a page with the descriptors this stream recycles all
+ * the time, this stream's prefetchers would keep pulling its lines over,
+ * and the other stream would miss on every switch. Measured: a driver
+ * ULT created by the primary for a second stream made that stream's
+ * tasklet create+join 8-10% slower, all of it gone once the driver's
+ * descriptor sat a page away (docs/design.md "Descriptors that run
+ * elsewhere"). The global list may hold descriptors of anyone's local
+ * slabs, so exports never take from it. */
+struct weft_unit_s *mem_unit_alloc_slow(struct weft_xstream_s *xs, bool exported)
 {
     struct weft_unit_s *u;
+    struct unit_cache *c = xs ? (exported ? &xs->export_cache : &xs->unit_cache) : NULL;
     if (xs && atomic_load_explicit(&xs->returned, memory_order_relaxed)) {
         u = atomic_exchange_explicit(&xs->returned, NULL, memory_order_acquire);
         while (u) {
             struct weft_unit_s *n = u->next;
-            cache_push(&xs->unit_cache, u);
+            bool ex = atomic_load_explicit(&slab_of(u)->owner, memory_order_relaxed) & SLAB_EXPORTED;
+            cache_push(ex ? &xs->export_cache : &xs->unit_cache, u);
             u = n;
         }
-        if ((u = cache_pop(&xs->unit_cache))) return u;
+        if ((u = cache_pop(c))) return u;
     }
     pthread_mutex_lock(&weft_g.lock);
-    if (xs && !g_plain.head) {
+    if (xs && (exported || !g_plain.head)) {
         /* A stream takes a whole new slab: descriptors of different streams
          * never sit side by side. */
-        int rc = slab_new(&xs->unit_cache, xs);
+        int rc = slab_new(c, xs, exported);
         pthread_mutex_unlock(&weft_g.lock);
-        return rc == WEFT_OK ? cache_pop(&xs->unit_cache) : NULL;
+        return rc == WEFT_OK ? cache_pop(c) : NULL;
     }
-    if (!g_plain.head && slab_new(&g_plain, NULL) != WEFT_OK) {
+    if (!g_plain.head && slab_new(&g_plain, NULL, false) != WEFT_OK) {
         pthread_mutex_unlock(&weft_g.lock);
         return NULL;
     }
@@ -324,8 +337,14 @@ static void remote_flush(struct weft_xstream_s *xs)
 /* A descriptor of `owner`'s slabs freed on `xs`: batched per owner, so a
  * producer stream and a consumer stream exchange one atomic operation per
  * REMOTE_BATCH units and each stream's caches stay bounded. */
-void mem_unit_release_remote(struct weft_xstream_s *xs, struct weft_unit_s *u, struct weft_xstream_s *owner)
+void mem_unit_release_remote(struct weft_xstream_s *xs, struct weft_unit_s *u, uintptr_t tagged)
 {
+    struct weft_xstream_s *owner = (struct weft_xstream_s *)(tagged & ~SLAB_EXPORTED);
+    if (owner == xs) { /* one of our export slabs */
+        if (xs->export_cache.n < CACHE_MAX) cache_push(&xs->export_cache, u);
+        else mem_unit_release_slow(u);
+        return;
+    }
     if (xs->remote_owner != owner) {
         remote_flush(xs);
         xs->remote_owner = owner;
@@ -345,8 +364,8 @@ void mem_cache_flush(struct weft_xstream_s *xs)
     remote_flush(xs);
     pthread_mutex_lock(&weft_g.lock);
     for (struct slab *s = g_slabs; s; s = s->next)
-        if (atomic_load_explicit(&s->owner, memory_order_relaxed) == xs)
-            atomic_store_explicit(&s->owner, NULL, memory_order_relaxed);
+        if ((atomic_load_explicit(&s->owner, memory_order_relaxed) & ~SLAB_EXPORTED) == (uintptr_t)xs)
+            atomic_store_explicit(&s->owner, 0, memory_order_relaxed);
     u = atomic_exchange(&xs->returned, NULL);
     while (u) {
         struct weft_unit_s *n = u->next;
@@ -354,6 +373,7 @@ void mem_cache_flush(struct weft_xstream_s *xs)
         u = n;
     }
     while ((u = cache_pop(&xs->unit_cache))) cache_push(&g_plain, u);
+    while ((u = cache_pop(&xs->export_cache))) cache_push(&g_plain, u);
     while ((m = stack_cache_pop(&xs->stack_cache))) {
         struct stack_hdr *h = stack_hdr_of(m);
         unsigned id = h->vg_stack_id;

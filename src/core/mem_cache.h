@@ -67,7 +67,7 @@ static inline void cache_push(struct unit_cache *c, struct weft_unit_s *u)
     c->n++;
 }
 
-WEFT_HIDDEN struct weft_unit_s *mem_unit_alloc_slow(struct weft_xstream_s *xs);
+WEFT_HIDDEN struct weft_unit_s *mem_unit_alloc_slow(struct weft_xstream_s *xs, bool exported);
 WEFT_HIDDEN void mem_unit_release_slow(struct weft_unit_s *u);
 WEFT_HIDDEN int mem_stack_get_slow(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN void mem_stack_put_slow(struct weft_xstream_s *xs, struct weft_unit_s *u);
@@ -79,7 +79,17 @@ static inline struct weft_unit_s *mem_unit_alloc(struct weft_xstream_s *xs)
     xs = MEMPOOL_XS(xs);
     struct weft_unit_s *u;
     if (likely(xs != NULL) && (u = cache_pop(&xs->unit_cache)) != NULL) return u;
-    return mem_unit_alloc_slow(xs);
+    return mem_unit_alloc_slow(xs, false);
+}
+
+/* A descriptor for a unit that `xs` makes but that will run on other
+ * streams: from xs's export slabs. */
+static inline struct weft_unit_s *mem_unit_alloc_export(struct weft_xstream_s *xs)
+{
+    xs = MEMPOOL_XS(xs);
+    struct weft_unit_s *u;
+    if (likely(xs != NULL) && (u = cache_pop(&xs->export_cache)) != NULL) return u;
+    return mem_unit_alloc_slow(xs, true);
 }
 
 /* Give ULT `u` a stack of u->stack_size bytes. */
@@ -122,29 +132,35 @@ static inline void mem_stack_put(struct weft_xstream_s *xs, struct weft_unit_s *
 
 struct slab {
     struct slab *next;
-    struct weft_xstream_s *_Atomic owner; /* NULL: shared (plain threads, ended streams) */
+    /* The stream the slab belongs to, NULL when shared (plain threads,
+     * ended streams). Tagged with SLAB_EXPORTED for a stream's export
+     * slabs: a release then never takes the local fast path. */
+    uintptr_t _Atomic owner;
     struct weft_unit_s units[SLAB_UNITS] __attribute__((aligned(CACHE_LINE)));
 };
 _Static_assert(sizeof(struct slab) <= SLAB_ALIGN, "a slab fits its alignment");
+
+#define SLAB_EXPORTED ((uintptr_t)1)
 
 static inline struct slab *slab_of(struct weft_unit_s *u)
 {
     return (struct slab *)((uintptr_t)u & ~(SLAB_ALIGN - 1));
 }
 
-WEFT_HIDDEN void mem_unit_release_remote(struct weft_xstream_s *xs, struct weft_unit_s *u, struct weft_xstream_s *owner);
+WEFT_HIDDEN void mem_unit_release_remote(struct weft_xstream_s *xs, struct weft_unit_s *u, uintptr_t owner);
 
 /* Return a descriptor, and any stack it still holds, to the caches: the
- * caller's own when the descriptor is from one of its slabs (or from no
- * stream's), else back towards its owner in batches. */
+ * caller's own when the descriptor is from one of its local slabs (or from
+ * no stream's), else (mem.c) its export cache or back towards its owner in
+ * batches. */
 static inline void mem_unit_release(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     xs = MEMPOOL_XS(xs);
     atomic_store_explicit(&u->magic, MAGIC_DEAD, memory_order_relaxed);
     mem_stack_put(xs, u);
     if (likely(xs != NULL)) {
-        struct weft_xstream_s *owner = atomic_load_explicit(&slab_of(u)->owner, memory_order_relaxed);
-        if (unlikely(owner != xs && owner != NULL)) {
+        uintptr_t owner = atomic_load_explicit(&slab_of(u)->owner, memory_order_relaxed);
+        if (unlikely(owner != (uintptr_t)xs && owner != 0)) {
             mem_unit_release_remote(xs, u, owner);
             return;
         }

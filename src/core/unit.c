@@ -337,7 +337,16 @@ static inline uint64_t unit_next_id(struct weft_xstream_s *xs)
     return xs->next_id++;
 }
 
-/* Make a unit of `p`. With `held`, the caller gets it instead of the pool. */
+/* A descriptor for a unit of `p`, a pool that is not this stream's
+ * private one: local if this stream runs `p` too, else exported (mem.c:
+ * a unit that runs elsewhere stays off this stream's hot pages). */
+static __attribute__((noinline)) struct weft_unit_s *unit_alloc_for(struct weft_xstream_s *xs, struct weft_pool_s *p)
+{
+    return xs && pool_runs_here(xs, p) ? mem_unit_alloc(xs) : mem_unit_alloc_export(xs);
+}
+
+/* Make a unit of `p`. With `held`, the caller gets it instead of the pool.
+ * Inlined: each entry point keeps its constant arguments folded. */
 static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
                        const weft_thread_attr *attr, bool ult, weft_thread *out, struct weft_unit_s **held)
 {
@@ -358,7 +367,9 @@ static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
         migratable = attr->migratable != 0;
     }
 
-    struct weft_unit_s *u = mem_unit_alloc(xs);
+    struct weft_unit_s *u;
+    if (likely(p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner == xs && xs) || held) u = mem_unit_alloc(xs);
+    else u = unit_alloc_for(xs, p);
     if (!u) return WEFT_ERR_NOMEM;
     u->fn = fn;
     u->arg = arg;
