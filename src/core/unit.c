@@ -274,7 +274,7 @@ static inline struct weft_unit_s *unit_next_to_run(struct weft_xstream_s *xs)
  * joiner ran out of turn (join_take) switches straight back to the joiner
  * when it may run here: the joiner is blocked until this very end, so the
  * word read now is still the one unit_finish will collect. */
-static __attribute__((noreturn)) void ult_terminate(struct weft_unit_s *u)
+static TSAN_NOINLINE __attribute__((noreturn)) void ult_terminate(struct weft_unit_s *u, bool unwound)
 {
     struct weft_xstream_s *xs = u->xs;
     struct weft_unit_s *to = NULL;
@@ -287,6 +287,7 @@ static __attribute__((noreturn)) void ult_terminate(struct weft_unit_s *u)
     xs->pend_unit = u;
     to->xs = xs;
     xs->cur = to;
+    hook_ult_end(u, unwound);
     hook_switch_begin(u, to, true);
 #ifdef WEFT_MEASURE_NO_SKIP
     weft_ctx_switch(&u->ctx, &to->ctx); /* measurement build: save a context nobody resumes */
@@ -296,13 +297,19 @@ static __attribute__((noreturn)) void ult_terminate(struct weft_unit_s *u)
 #endif
 }
 
-static void ult_entry(void *arg)
+static TSAN_NOINLINE void ult_run(struct weft_unit_s *u)
 {
-    struct weft_unit_s *u = arg;
     hook_switch_end(u);
     unit_run_pending(u->xs);
     u->fn(u->arg);
-    ult_terminate(u);
+}
+
+/* A ULT's first frame. Not instrumented: under TSan it would be a frame
+ * that never returns (see hook_ult_end). */
+static __attribute__((no_sanitize_thread)) void ult_entry(void *arg)
+{
+    ult_run(arg);
+    ult_terminate(arg, true);
 }
 
 /* Run `u`, just picked by the scheduler loop of `xs`. */
@@ -513,7 +520,7 @@ void unit_yield_to_sched(struct weft_xstream_s *xs)
     unit_switch(xs, xs->cur, xs->sched_unit, PEND_READY, NULL);
 }
 
-int weft_yield_to(weft_thread target)
+static __attribute__((noinline)) int yield_to_slow(struct weft_unit_s *target)
 {
     int rc = unit_check(target);
     if (rc) return rc;
@@ -534,6 +541,34 @@ int weft_yield_to(weft_thread target)
     if (!unit_claim(xs, target)) return WEFT_ERR_NOMEM; /* no stack: it went back to its pool */
     unit_switch(xs, self, target, PEND_READY, NULL);
     return WEFT_OK;
+}
+
+/* The common case inline: a started ULT at the head of a private pool of
+ * this stream, yielded to by a ULT. Everything else, errors included, goes
+ * through yield_to_slow(). */
+int weft_yield_to(weft_thread target)
+{
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (likely(xs && target && HANDLE_ALIGNED(target) &&
+               atomic_load_explicit(&target->magic, memory_order_relaxed) == MAGIC_UNIT)) {
+        struct weft_unit_s *self = xs->cur;
+        /* Tested in this order: another stream's unit or pool is only read
+         * through fields it publishes atomically, until target is seen at
+         * the head of a private pool of ours. */
+        struct weft_pool_s *p = unit_get_pool(target);
+        if (likely(p && p->access == WEFT_POOL_ACCESS_PRIVATE && p->kind != POOL_KIND_USER && pool_owner(p) == xs &&
+                   p->head == target && target->started && target->kind == KIND_ULT && !target->bound &&
+                   self->kind != KIND_TASKLET && self != xs->sched_unit)) {
+            p->head = target->next;
+            if (!p->head) p->tail = NULL;
+            target->in_pool = 0;
+            p->size--;
+            atomic_store_explicit(&target->state, WEFT_STATE_RUNNING, memory_order_relaxed);
+            unit_switch(xs, self, target, PEND_READY, NULL);
+            return WEFT_OK;
+        }
+    }
+    return yield_to_slow(target);
 }
 
 int weft_thread_create_first(void (*fn)(void *), void *arg, const weft_thread_attr *attr, weft_thread *out)
@@ -752,7 +787,7 @@ int weft_thread_exit(void)
     if (!xs) return WEFT_ERR_NOT_WEFT;
     struct weft_unit_s *self = xs->cur;
     if (self->kind != KIND_ULT) return WEFT_ERR_NOT_ULT;
-    ult_terminate(self);
+    ult_terminate(self, false);
 }
 
 int weft_thread_cancel(weft_thread t)
