@@ -78,6 +78,44 @@ static inline void hook_stack_reuse(struct weft_unit_s *u)
 #endif
 }
 
+#ifdef WEFT_TSAN
+/* The runtime's exit hook, called by instrumented code; a built-in of gcc
+ * (with an argument the runtime ignores). */
+#ifdef __clang__
+void __tsan_func_exit(void);
+#define TSAN_FUNC_EXIT() __tsan_func_exit()
+#else
+#define TSAN_FUNC_EXIT() __tsan_func_exit(NULL)
+#endif
+/* Instrumented functions on a ULT's path in and out must stay calls of
+ * their own under TSan, so that hook_ult_end() knows the frames left. */
+#define TSAN_NOINLINE __attribute__((noinline))
+#else
+#define TSAN_NOINLINE
+#endif
+
+/* The running ULT `u` ends, in ult_terminate(), before hook_switch_begin().
+ * Its frames never return, but its fiber goes on with its stack to the
+ * next ULT: each end would leave frames on the fiber's shadow call stack
+ * until TSan aborts at 65,536. `unwound`: only ult_terminate's own frame is
+ * left (ult_entry is not instrumented), so pop it; otherwise
+ * (weft_thread_exit() from any depth) move to a fresh fiber and drop the
+ * old one with all it holds. */
+static inline void hook_ult_end(struct weft_unit_s *u, bool unwound)
+{
+    (void)u; (void)unwound;
+#ifdef WEFT_TSAN
+    if (unwound) {
+        TSAN_FUNC_EXIT();
+    } else {
+        void *old = u->tsan_fiber;
+        u->tsan_fiber = __tsan_create_fiber(0);
+        __tsan_switch_to_fiber(u->tsan_fiber, 0);
+        __tsan_destroy_fiber(old);
+    }
+#endif
+}
+
 static inline void hook_stack_register(struct weft_unit_s *u)
 {
     (void)u;
