@@ -173,7 +173,7 @@ def plot(results, outdir):
         if exp == "join_breakdown":
             pngs.append(plot_breakdown(rows, outdir, plt))
             continue
-        if exp in ("feature_cost", "stack_touch", "second_stream"):  # tables, no plot
+        if exp in ("feature_cost", "stack_touch", "second_stream", "yield_to_pair"):  # tables, no plot
             continue
         fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=110)
         for lab in sorted({label(r) for r in rows}):
@@ -350,7 +350,7 @@ def report(doc, absent, pngs, outdir, quick):
     out.append("| experiment | threads | weft best | peer best | peer / weft |")
     out.append("|---|---|---|---|---|")
     for exp in sorted({r["experiment"] for r in res} - {"join_breakdown", "feature_cost", "stack_touch",
-                                                         "second_stream"}):
+                                                         "second_stream", "yield_to_pair"}):
         for th in sorted({r["threads"] for r in res if r["experiment"] == exp}):
             rows = [r for r in res if r["experiment"] == exp and r["threads"] == th]
             w = [r for r in rows if r["runtime"].startswith("weft")]
@@ -375,12 +375,14 @@ def report(doc, absent, pngs, outdir, quick):
         if r:
             out.append(f"| {what} | <= {target:.0f} ns | {r[0]['median']:.1f} ns | "
                        f"{'yes' if r[0]['median'] <= target else 'no'} |")
-    yt = [x for x in res if x["experiment"] == "yield_to" and x["runtime"] == "weft-ult" and x["threads"] == 1]
-    bc = [x for x in res if x["experiment"] == "yield_to" and x["runtime"] == "boost-context"]
-    if yt and bc:
-        ratio = yt[0]["median"] / bc[0]["median"]
-        out.append(f"| yield-to vs the Boost.Context switch | <= 1.30x | {ratio:.2f}x "
-                   f"({yt[0]['median']:.1f} vs {bc[0]['median']:.1f} ns) | {'yes' if ratio <= 1.3 else 'no'} |")
+    # Measured in pairs, back to back in one process (bench_boost.cpp): the
+    # two programs' own points are a minute apart, and the VM drifts more.
+    pair = [x for x in res if x["experiment"] == "yield_to_pair"]
+    if pair:
+        p = pair[0]
+        out.append(f"| yield-to vs the Boost.Context switch (in pairs, one process) | <= 1.30x | {p['ratio']:.2f}x "
+                   f"[{p['ratio_min']:.2f} .. {p['ratio_max']:.2f}] ({p['median']:.1f} vs {p['boost_ns']:.1f} ns) | "
+                   f"{'yes' if p['ratio'] <= 1.3 else 'no'} |")
     for r in sorted((x for x in res if x["experiment"] == "second_stream" and x.get("pool") == "private"),
                     key=lambda x: x["runtime"]):
         out.append(f"| {r['runtime']}, private pools: {r['threads']} streams against 1, same CPU (below) | "
@@ -409,6 +411,10 @@ def report(doc, absent, pngs, outdir, quick):
     out.append("- **yield**: two ULTs per stream yield to each other 200,000 times each; time per yield.")
     out.append("- **yield_to**: the same with yield-to (no scheduler); boost-context is two raw "
                "`jump_fcontext` contexts passing control, the floor for a user-level switch.")
+    out.append("- **yield_to_pair**: weft's yield-to (two ULTs, one stream) and the Boost.Context jump "
+               "measured in turn in one process, 21 pairs (9 with `--quick`); the target row gives the median "
+               "of the per-pair ratios. Two programs run a minute apart drift on this VM by more than the "
+               "margin the target leaves.")
     out.append("")
     out.append("## Method\n")
     out.append("- Warm-up run first (caches filled, pages touched), then 15 runs per point (5 with `--quick`); "
