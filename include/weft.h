@@ -53,6 +53,7 @@ enum {
     WEFT_ERR_SYS = 16,            /* an OS call failed (thread creation, binding) */
     WEFT_ERR_UNSUPPORTED = 17,    /* not available in this build or on this machine */
     WEFT_ERR_SCHED_BLOCKS = 18,   /* a scheduler's own context tried to block */
+    WEFT_ERR_NOT_OWNER = 19,      /* the caller does not hold the lock it releases */
 };
 
 /* A static string naming the error `err`. Never NULL. Any context. */
@@ -586,6 +587,63 @@ int weft_thread_exit(void);
  * a pool), WEFT_ERR_POOL_ACCESS (waiting in another stream's private pool).
  * Context: any. */
 int weft_thread_cancel(weft_thread unit);
+
+/* ------------------------------------------------------------------ */
+/* Mutexes                                                             */
+/*
+ * A contended lock blocks only the calling ULT: it waits in the mutex's
+ * queue while its stream runs other units. An unlock hands the mutex to the
+ * first waiter (queue order: no waiter starves) and, when that waiter is a
+ * ULT that may run on the unlocker's stream, switches to it at once; the
+ * unlocker goes back to its pool, ready. From a plain OS thread a lock
+ * blocks that thread on a futex instead; a scheduler's own context may not
+ * wait. A tasklet may take a free mutex and unlock it; if it would have to
+ * wait, it gets WEFT_ERR_TASKLET_BLOCKS.
+ *
+ * The owner is the calling ULT or tasklet (a migrating ULT keeps its
+ * mutexes), or the calling OS thread outside weft. Freed mutexes are kept,
+ * dead, for reuse until weft_finalize(): a stale handle gets
+ * WEFT_ERR_HANDLE unless a new mutex already reuses its memory. Mutexes may
+ * be created before weft_init(). */
+
+typedef struct weft_mutex_s *weft_mutex;
+
+typedef struct {
+    int recursive; /* 1: the owner may lock again; as many unlocks free it */
+} weft_mutex_attr;
+
+/* Make a mutex; attr NULL means not recursive.
+ * Errors: WEFT_ERR_INVALID (NULL out), WEFT_ERR_NOMEM. Context: any. */
+int weft_mutex_create(const weft_mutex_attr *attr, weft_mutex *out);
+
+/* Free an unlocked mutex nobody waits on; *m becomes NULL.
+ * Errors: WEFT_ERR_INVALID (NULL m), WEFT_ERR_HANDLE, WEFT_ERR_BUSY (locked or
+ * waited on). Context: any. */
+int weft_mutex_free(weft_mutex *m);
+
+/* Lock, waiting as long as it takes (at the back of the queue).
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_BUSY (a non-recursive mutex the caller
+ * already holds: it would wait for itself), WEFT_ERR_TASKLET_BLOCKS,
+ * WEFT_ERR_SCHED_BLOCKS (a scheduler's own context).
+ * Context: ULT, plain thread; tasklet only when the mutex is free. */
+int weft_mutex_lock(weft_mutex m);
+
+/* weft_mutex_lock; the "low priority" lock of the Argobots API. */
+int weft_mutex_lock_low(weft_mutex m);
+
+/* Lock, waiting at the front of the queue: the next unlock hands it to
+ * this caller before earlier waiters. Errors and contexts as weft_mutex_lock. */
+int weft_mutex_lock_high(weft_mutex m);
+
+/* Lock if that needs no wait.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_BUSY (held, by another or, for a
+ * non-recursive mutex, by the caller). Context: any. */
+int weft_mutex_trylock(weft_mutex m);
+
+/* Unlock (once, for a recursive mutex locked several times).
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_NOT_OWNER (the caller does not hold it).
+ * Context: the holder: ULT, tasklet or plain thread. */
+int weft_mutex_unlock(weft_mutex m);
 
 #ifdef __cplusplus
 }

@@ -51,7 +51,7 @@ enum unit_kind { KIND_ULT = 0, KIND_TASKLET = 1, KIND_MAIN = 2, KIND_SCHED = 3, 
  * that gave it up. Doing it there, not before the switch, means the unit is
  * never visible to another stream while its registers are still being
  * saved. */
-enum pending { PEND_NONE = 0, PEND_READY, PEND_JOIN, PEND_TERMINATE };
+enum pending { PEND_NONE = 0, PEND_READY, PEND_JOIN, PEND_TERMINATE, PEND_UNLOCK };
 
 /* unit->jw, the join word: 0 while nobody waits, the joining ULT's address
  * (descriptors are 64-byte aligned, so its low bits are free), JW_EXTERNAL
@@ -201,6 +201,7 @@ struct weft_xstream_s {
     uint8_t pend;
     struct weft_unit_s *pend_unit;
     struct weft_unit_s *pend_target;
+    _Atomic uint32_t *pend_lock;    /* PEND_UNLOCK: the spin lock a parked unit held */
     struct weft_unit_s *runnext_head, *runnext_tail; /* run before the policy's pick (pool_ops.h) */
     struct weft_unit_s *stash;      /* picked by a ULT, to be run by the scheduler next */
     struct unit_cache unit_cache;   /* free descriptors, for units that run here */
@@ -327,6 +328,11 @@ WEFT_HIDDEN void sched_set_fast(struct weft_sched_s *s);
 WEFT_HIDDEN void sched_main_loop(struct weft_xstream_s *xs);
 WEFT_HIDDEN struct weft_pool_s *sched_migration_pool(struct weft_sched_s *s);
 
+/* unit.c: blocking for the sync layer (src/sync/waitq.h) */
+WEFT_HIDDEN void unit_park(struct weft_unit_s *self, _Atomic uint32_t *lock);
+WEFT_HIDDEN void unit_unpark(struct weft_unit_s *u);
+WEFT_HIDDEN bool unit_handoff(struct weft_unit_s *u);
+
 /* xstream.c */
 WEFT_HIDDEN bool xs_can_stop(struct weft_xstream_s *xs);
 WEFT_HIDDEN void idle_backoff(unsigned *idle);
@@ -353,7 +359,7 @@ WEFT_HIDDEN uint64_t units_live(void);
 /* mem.c (the cache fast paths are in mem_cache.h) */
 WEFT_HIDDEN void mem_cache_flush(struct weft_xstream_s *xs);
 WEFT_HIDDEN void mem_finalize(void);
-enum { OBJ_POOL, OBJ_SCHED, OBJ_NKINDS };
+enum { OBJ_POOL, OBJ_SCHED, OBJ_MUTEX, OBJ_NKINDS };
 WEFT_HIDDEN void *obj_alloc(int kind, size_t size);
 WEFT_HIDDEN void obj_retire(int kind, void *obj);
 WEFT_HIDDEN int guard_install_thread(struct weft_xstream_s *xs);

@@ -41,6 +41,7 @@ const char *weft_strerror(int err)
     case WEFT_ERR_SYS: return "an operating system call failed";
     case WEFT_ERR_UNSUPPORTED: return "not supported by this build or machine";
     case WEFT_ERR_SCHED_BLOCKS: return "a scheduler's own context may not block";
+    case WEFT_ERR_NOT_OWNER: return "the caller does not hold this lock";
     default: return "unknown weft error";
     }
 }

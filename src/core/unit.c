@@ -164,6 +164,7 @@ void unit_run_pending(struct weft_xstream_s *xs)
     case PEND_READY: unit_make_ready(xs, u); break;
     case PEND_JOIN: unit_block_join(xs, u, xs->pend_target); break;
     case PEND_TERMINATE: unit_finish(xs, u); break;
+    case PEND_UNLOCK: atomic_store_explicit(xs->pend_lock, 0, memory_order_release); break;
     }
 }
 
@@ -777,6 +778,43 @@ int weft_thread_migrate_to_xstream(weft_thread t, weft_xstream target)
     struct weft_pool_s *p;
     int rc = xs_first_pool(target, &p);
     return rc ? rc : weft_thread_migrate(t, p);
+}
+
+/* ---------- blocking on a primitive (src/sync) ---------- */
+
+/* The running ULT `self`, already on a wait queue guarded by the spin lock
+ * `lock` (held), gives up its stream until unit_unpark() or unit_handoff().
+ * It counts as blocked before anyone can see it; the lock is released by
+ * the next context on the stream, once its registers are saved. */
+void unit_park(struct weft_unit_s *self, _Atomic uint32_t *lock)
+{
+    struct weft_xstream_s *xs = self->xs;
+    atomic_store_explicit(&self->state, WEFT_STATE_BLOCKED, memory_order_relaxed);
+    atomic_fetch_add_explicit(&self->pool->n_blocked, 1, memory_order_relaxed);
+    xs->pend_lock = lock;
+    unit_switch(xs, self, unit_next_to_run(xs), PEND_UNLOCK, NULL);
+}
+
+/* A parked ULT may go on: back into its pool. Any context. */
+void unit_unpark(struct weft_unit_s *u)
+{
+    unit_wake(weft_tls_xs, u);
+}
+
+/* A parked ULT was just handed what it waited for by the running unit:
+ * when both are ULTs that may run on this stream, switch to it now (the
+ * caller goes back to its pool, ready) and return true once the caller
+ * runs again; else return false and let the caller unpark it. */
+bool unit_handoff(struct weft_unit_s *u)
+{
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (!xs) return false;
+    struct weft_unit_s *self = xs->cur;
+    if (self->kind == KIND_TASKLET || self == xs->sched_unit || !joiner_runs_here(xs, u)) return false;
+    atomic_store_explicit(&u->state, WEFT_STATE_RUNNING, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&u->pool->n_blocked, 1, memory_order_release);
+    unit_switch(xs, self, u, PEND_READY, NULL);
+    return true;
 }
 
 /* ---------- exit, cancel, queries ---------- */

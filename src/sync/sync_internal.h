@@ -1,0 +1,40 @@
+/* What the primitives of the sync layer share: the check of a handle, and
+ * the mutex's insides, which condition variables need. */
+#ifndef WEFT_SYNC_INTERNAL_H
+#define WEFT_SYNC_INTERNAL_H
+
+#include <stddef.h>
+
+#include "waitq.h"
+
+/* Every sync object starts with its magic word; a freed one keeps a dead
+ * magic (obj_retire keeps the memory) so stale handles are caught. */
+static inline int sync_check(const void *obj, uint32_t magic)
+{
+    if (!obj || !HANDLE_ALIGNED(obj) ||
+        atomic_load_explicit((_Atomic uint32_t *)obj, memory_order_relaxed) != magic)
+        return WEFT_ERR_HANDLE;
+    return WEFT_OK;
+}
+
+#define MAGIC_MUTEX 0x574d5458u /* "WMTX" */
+#define MAGIC_MUTEX_DEAD 0x776d7478u
+
+struct weft_mutex_s {
+    _Atomic uint32_t magic; /* retired: bytes 8..15 link the free list */
+    uint8_t recursive;
+    _Atomic uintptr_t owner;
+    _Atomic long n_waiters; /* queued, or about to be (under `lock`) */
+    unsigned depth;         /* recursive: extra locks held by the owner */
+    _Atomic uint32_t lock;  /* guards `queue` */
+    struct waitq queue;
+} __attribute__((aligned(CACHE_LINE))); /* a line of its own, and obj_alloc wants whole lines */
+
+_Static_assert(offsetof(struct weft_mutex_s, magic) == 0, "a retired mutex keeps its magic word");
+
+static inline int mutex_check(struct weft_mutex_s *m) { return sync_check(m, MAGIC_MUTEX); }
+
+WEFT_HIDDEN int mutex_lock(struct weft_mutex_s *m, bool high);
+WEFT_HIDDEN void mutex_release(struct weft_mutex_s *m, uintptr_t me, bool may_switch);
+
+#endif

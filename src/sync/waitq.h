@@ -1,0 +1,119 @@
+/* What every blocking primitive of the sync layer is built from: a spin
+ * lock that guards the primitive's state and its queue of waiters, and the
+ * two ways to wait on that queue. A ULT parks (src/core/unit.c, unit_park):
+ * it switches away and the next context on its stream releases the lock, so
+ * no waker can see it before its registers are saved; its stream runs other
+ * work meanwhile. A plain OS thread (or the main ULT of a runtime with
+ * nothing else to run) waits on a futex word in its waiter record. */
+#ifndef WEFT_SYNC_WAITQ_H
+#define WEFT_SYNC_WAITQ_H
+
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../core/internal.h"
+
+/* One waiter, on the waiting unit's stack or thread's stack. */
+struct waiter {
+    struct waiter *next;
+    struct weft_unit_s *unit; /* NULL: a plain thread, woken through `futex` */
+    _Atomic uint32_t futex;   /* plain thread: 0 waiting, 1 woken */
+    uintptr_t token;          /* who waits (the mutex's owner word) */
+};
+
+struct waitq {
+    struct waiter *head, *tail;
+};
+
+static inline void spin_lock(_Atomic uint32_t *l)
+{
+    unsigned spins = 0;
+    for (;;) {
+        if (!atomic_exchange_explicit(l, 1, memory_order_acquire)) return;
+        while (atomic_load_explicit(l, memory_order_relaxed)) {
+            if (++spins < 1024) cpu_relax();
+            else { spins = 0; sched_yield(); }
+        }
+    }
+}
+
+static inline void spin_unlock(_Atomic uint32_t *l)
+{
+    atomic_store_explicit(l, 0, memory_order_release);
+}
+
+static inline void waitq_push_back(struct waitq *q, struct waiter *w)
+{
+    w->next = NULL;
+    if (q->tail) q->tail->next = w;
+    else q->head = w;
+    q->tail = w;
+}
+
+static inline void waitq_push_front(struct waitq *q, struct waiter *w)
+{
+    w->next = q->head;
+    q->head = w;
+    if (!q->tail) q->tail = w;
+}
+
+static inline struct waiter *waitq_pop(struct waitq *q)
+{
+    struct waiter *w = q->head;
+    if (w) {
+        q->head = w->next;
+        if (!q->head) q->tail = NULL;
+    }
+    return w;
+}
+
+/* Who is calling: the running unit for a ULT or tasklet, else the OS
+ * thread (a thread-local's address, tagged so it never equals a unit). */
+static inline uintptr_t sync_self_token(void)
+{
+    static __thread char thread_token;
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (xs && xs->cur != xs->sched_unit) return (uintptr_t)xs->cur;
+    return (uintptr_t)&thread_token | 1;
+}
+
+/* May the caller block, and how? 0: park as a ULT (*self set), 1: wait as
+ * a plain thread, or an error: a tasklet or a scheduler's context. */
+static inline int sync_wait_kind(struct weft_unit_s **self)
+{
+    struct weft_xstream_s *xs = weft_tls_xs;
+    *self = NULL;
+    if (!xs) return 1;
+    struct weft_unit_s *u = xs->cur;
+    if (u->kind == KIND_TASKLET) return -WEFT_ERR_TASKLET_BLOCKS;
+    if (u == xs->sched_unit) return -WEFT_ERR_SCHED_BLOCKS;
+    *self = u;
+    return 0;
+}
+
+/* Wait (lock `l` held, `w` queued) until a waker sets w->futex; `l` is
+ * released first. For a plain thread. */
+static inline void waiter_sleep(_Atomic uint32_t *l, struct waiter *w)
+{
+    spin_unlock(l);
+    while (!atomic_load_explicit(&w->futex, memory_order_acquire))
+        syscall(SYS_futex, &w->futex, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+}
+
+/* Wake `w`, already taken off its queue. Any context. */
+static inline void waiter_wake(struct waiter *w)
+{
+    if (w->unit) {
+        unit_unpark(w->unit);
+    } else {
+        atomic_store_explicit(&w->futex, 1, memory_order_release);
+        syscall(SYS_futex, &w->futex, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
+}
+
+#endif
