@@ -54,6 +54,7 @@ enum {
     WEFT_ERR_UNSUPPORTED = 17,    /* not available in this build or on this machine */
     WEFT_ERR_SCHED_BLOCKS = 18,   /* a scheduler's own context tried to block */
     WEFT_ERR_NOT_OWNER = 19,      /* the caller does not hold the lock it releases */
+    WEFT_ERR_TIMEDOUT = 20,       /* a timed wait reached its deadline */
 };
 
 /* A static string naming the error `err`. Never NULL. Any context. */
@@ -104,6 +105,20 @@ typedef enum {
     WEFT_POOL_ACCESS_SPMC = 4,
 } weft_pool_access;
 
+/* What a stream does when its scheduler finds nothing to run. */
+typedef enum {
+    /* Spin for a short budget (weft_config.spin_us), then sleep until a
+     * unit is pushed to one of its pools or a timed wait expires. */
+    WEFT_WAIT_HYBRID = 0,
+    /* Never sleep: spin and yield the core to other threads. Lowest
+     * wake-up latency; an idle stream holds its core. */
+    WEFT_WAIT_ACTIVE = 1,
+    /* Sleep almost at once. */
+    WEFT_WAIT_PASSIVE = 2,
+} weft_wait_policy;
+
+#define WEFT_MAX_SPIN_US 10000000L
+
 typedef struct weft_config {
     int num_xstreams;            /* streams at start, including the primary (>= 1) */
     size_t stack_size;           /* default ULT stack size in bytes */
@@ -125,6 +140,8 @@ typedef struct weft_config {
      * creation, so creation reports WEFT_ERR_NOMEM instead of the ULT
      * waiting for a stack. */
     int eager_stacks;
+    weft_wait_policy wait_policy; /* idle streams (default hybrid) */
+    long spin_us;                 /* hybrid: spin this long before sleeping (default 200) */
 } weft_config;
 
 /* Fill `cfg` with the defaults, then apply the environment:
@@ -133,6 +150,8 @@ typedef struct weft_config {
  *   WEFT_BIND          1 or 0 (default 1 when streams <= cores)
  *   WEFT_HUGE_PAGES    1 or 0 (default 0)
  *   WEFT_EAGER_STACKS  1 or 0 (default 0)
+ *   WEFT_WAIT_POLICY   hybrid, active or passive (default hybrid)
+ *   WEFT_SPIN_US       hybrid spin budget in microseconds (default 200)
  * Errors: WEFT_ERR_INVALID (NULL cfg or a malformed variable). Any context. */
 int weft_config_init(weft_config *cfg);
 
@@ -152,6 +171,17 @@ int weft_finalize(void);
 
 /* 1 between weft_init() and weft_finalize(), else 0. Any context. */
 int weft_initialized(void);
+
+/* Change the idle policy of every stream from now on; spin_us as in
+ * weft_config. A stream asleep when the policy becomes active wakes at the
+ * next push.
+ * Errors: WEFT_ERR_INVALID (unknown policy, spin_us out of 0..WEFT_MAX_SPIN_US).
+ * Context: any. */
+int weft_set_wait_policy(weft_wait_policy policy, long spin_us);
+
+/* Nanoseconds on the monotonic clock: the clock of timed waits' deadlines.
+ * Never fails. Context: any. */
+uint64_t weft_time_ns(void);
 
 /* ------------------------------------------------------------------ */
 /* Execution streams                                                   */
@@ -591,14 +621,18 @@ int weft_thread_cancel(weft_thread unit);
 /* ------------------------------------------------------------------ */
 /* Mutexes                                                             */
 /*
- * A contended lock blocks only the calling ULT: it waits in the mutex's
- * queue while its stream runs other units. An unlock hands the mutex to the
- * first waiter (queue order: no waiter starves) and, when that waiter is a
- * ULT that may run on the unlocker's stream, switches to it at once; the
- * unlocker goes back to its pool, ready. From a plain OS thread a lock
- * blocks that thread on a futex instead; a scheduler's own context may not
- * wait. A tasklet may take a free mutex and unlock it; if it would have to
- * wait, it gets WEFT_ERR_TASKLET_BLOCKS.
+ * A contended lock spins briefly, then blocks only the calling ULT: it
+ * waits in the mutex's queue while its stream runs other units. When the
+ * first waiter is a ULT that may run on the unlocker's stream, the unlock
+ * hands it the mutex and switches to it at once (the unlocker goes back to
+ * its pool, ready). A waiter elsewhere is woken to take the mutex if it is
+ * still free (handing it to a unit that must first be scheduled on another
+ * stream would leave it idle meanwhile); one that loses keeps its place at
+ * the front, and once a waiter has waited over a millisecond every unlock
+ * hands over in queue order until the queue drains: no waiter starves.
+ * From a plain OS thread a lock blocks that thread on a futex instead; a
+ * scheduler's own context may not wait. A tasklet may take a free mutex
+ * and unlock it; if it would have to wait, it gets WEFT_ERR_TASKLET_BLOCKS.
  *
  * The owner is the calling ULT or tasklet (a migrating ULT keeps its
  * mutexes), or the calling OS thread outside weft. Freed mutexes are kept,
@@ -644,6 +678,234 @@ int weft_mutex_trylock(weft_mutex m);
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_NOT_OWNER (the caller does not hold it).
  * Context: the holder: ULT, tasklet or plain thread. */
 int weft_mutex_unlock(weft_mutex m);
+
+/* ------------------------------------------------------------------ */
+/* Condition variables                                                 */
+/*
+ * Used with a weft_mutex, as with pthreads. A wait parks the calling ULT
+ * (or blocks a plain thread on a futex) and lets the mutex go in one step:
+ * a signal sent by whoever takes the mutex next is not lost. Wake-ups come
+ * in queue order; as with any condition variable, re-check the predicate
+ * in a loop. A recursive mutex is released and retaken at its full depth.
+ * Deadlines are absolute, in weft_time_ns() nanoseconds. */
+
+typedef struct weft_cond_s *weft_cond;
+
+/* Make a condition variable. Errors: WEFT_ERR_INVALID, WEFT_ERR_NOMEM.
+ * Context: any. */
+int weft_cond_create(weft_cond *out);
+
+/* Free one nobody waits on; *c becomes NULL. Errors: WEFT_ERR_INVALID,
+ * WEFT_ERR_HANDLE, WEFT_ERR_BUSY (waited on). Context: any. */
+int weft_cond_free(weft_cond *c);
+
+/* Release m, wait for a signal, take m again. Errors: WEFT_ERR_HANDLE,
+ * WEFT_ERR_NOT_OWNER (m not held by the caller), WEFT_ERR_TASKLET_BLOCKS,
+ * WEFT_ERR_SCHED_BLOCKS. Context: ULT, plain thread. */
+int weft_cond_wait(weft_cond c, weft_mutex m);
+
+/* weft_cond_wait, giving up at deadline_ns: then WEFT_ERR_TIMEDOUT, with m
+ * held again (a deadline already past returns at once, m never released).
+ * The deadline of a ULT is kept by its stream's scheduler: it ends the wait
+ * when the stream is idle or between two units. Errors and contexts as
+ * weft_cond_wait, and WEFT_ERR_TIMEDOUT. */
+int weft_cond_timedwait(weft_cond c, weft_mutex m, uint64_t deadline_ns);
+
+/* Wake the longest waiter, if any. Errors: WEFT_ERR_HANDLE. Context: any. */
+int weft_cond_signal(weft_cond c);
+
+/* Wake every waiter. Errors: WEFT_ERR_HANDLE. Context: any. */
+int weft_cond_broadcast(weft_cond c);
+
+/* ------------------------------------------------------------------ */
+/* Read-write locks                                                    */
+/*
+ * Phase-fair: a reader that finds a writer holding or waiting queues
+ * behind it; a writer's unlock admits every reader queued by then; the
+ * last reader out hands the lock to the next writer. Neither side starves.
+ * Waiting parks a ULT or blocks a plain thread; a tasklet may take a lock
+ * that is free, and gets WEFT_ERR_TASKLET_BLOCKS where it would wait.
+ * Readers are counted, not recorded: any unlock while readers hold the
+ * lock releases one read hold. */
+
+typedef struct weft_rwlock_s *weft_rwlock;
+
+/* Errors: WEFT_ERR_INVALID, WEFT_ERR_NOMEM. Context: any. */
+int weft_rwlock_create(weft_rwlock *out);
+
+/* Free an unheld lock nobody waits on; *l becomes NULL. Errors:
+ * WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY. Context: any. */
+int weft_rwlock_free(weft_rwlock *l);
+
+/* Take it to read / to write, waiting as needed. Errors: WEFT_ERR_HANDLE,
+ * WEFT_ERR_BUSY (the caller holds it to write: it would wait for itself),
+ * WEFT_ERR_TASKLET_BLOCKS, WEFT_ERR_SCHED_BLOCKS.
+ * Context: ULT, plain thread; tasklet when no wait is needed. */
+int weft_rwlock_rdlock(weft_rwlock l);
+int weft_rwlock_wrlock(weft_rwlock l);
+
+/* Take it only if that needs no wait. Errors: WEFT_ERR_HANDLE,
+ * WEFT_ERR_BUSY. Context: any. */
+int weft_rwlock_tryrdlock(weft_rwlock l);
+int weft_rwlock_trywrlock(weft_rwlock l);
+
+/* Release a write hold (the caller's) or one read hold. Errors:
+ * WEFT_ERR_HANDLE, WEFT_ERR_NOT_OWNER (nobody holds it, or another unit
+ * holds it to write). Context: any. */
+int weft_rwlock_unlock(weft_rwlock l);
+
+/* ------------------------------------------------------------------ */
+/* Barriers                                                            */
+/*
+ * weft_barrier: n ULTs (or plain threads) meet; the first n-1 park, the
+ * n-th releases them and the barrier is ready for the next round at once.
+ * A tasklet may only arrive last (it cannot wait).
+ * weft_xstream_barrier: n execution streams meet; the caller's whole OS
+ * thread waits (spinning briefly, then on a futex), not just its ULT:
+ * for code that runs one ULT per stream, e.g. around binding or timing. */
+
+typedef struct weft_barrier_s *weft_barrier;
+typedef struct weft_xstream_barrier_s *weft_xstream_barrier;
+
+/* Errors: WEFT_ERR_INVALID (n < 1, NULL out), WEFT_ERR_NOMEM. Context: any. */
+int weft_barrier_create(int n, weft_barrier *out);
+
+/* Change the count; only between rounds. Errors: WEFT_ERR_HANDLE,
+ * WEFT_ERR_INVALID (n < 1), WEFT_ERR_BUSY (someone is waiting). Context: any. */
+int weft_barrier_reinit(weft_barrier b, int n);
+
+/* Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY (waited on).
+ * Context: any. */
+int weft_barrier_free(weft_barrier *b);
+
+/* Wait until n callers have arrived. Errors: WEFT_ERR_HANDLE,
+ * WEFT_ERR_TASKLET_BLOCKS (a tasklet that is not the last; it is not
+ * counted), WEFT_ERR_SCHED_BLOCKS. Context: ULT, plain thread; tasklet as
+ * the last arrival. */
+int weft_barrier_wait(weft_barrier b);
+
+/* Errors: WEFT_ERR_INVALID (n < 1, NULL out), WEFT_ERR_NOMEM. Context: any. */
+int weft_xstream_barrier_create(int n, weft_xstream_barrier *out);
+
+/* Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY. Context: any. */
+int weft_xstream_barrier_free(weft_xstream_barrier *b);
+
+/* Block the calling OS thread until n have arrived. Errors:
+ * WEFT_ERR_HANDLE. Context: any (from a unit, its whole stream waits). */
+int weft_xstream_barrier_wait(weft_xstream_barrier b);
+
+/* ------------------------------------------------------------------ */
+/* Eventuals and futures                                               */
+/*
+ * An eventual becomes ready once, when set, optionally with a value of up
+ * to the size it was created with (copied in; waiters get a pointer to the
+ * copy). A future has n compartments; it becomes ready when all n are set,
+ * after its callback (if any) has seen every value. Waiting on one that is
+ * not ready parks a ULT or blocks a plain thread; every waiter is woken
+ * when it becomes ready. Waiting on a ready one never blocks (a tasklet
+ * may do it). */
+
+typedef struct weft_eventual_s *weft_eventual;
+typedef struct weft_future_s *weft_future;
+
+/* nbytes: room for the value (0: none). Errors: WEFT_ERR_INVALID,
+ * WEFT_ERR_NOMEM. Context: any. */
+int weft_eventual_create(size_t nbytes, weft_eventual *out);
+
+/* Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY (waited on).
+ * Context: any. */
+int weft_eventual_free(weft_eventual *e);
+
+/* Wait until it is set; *value (if value is not NULL) points at the copy
+ * of what was set. Errors: WEFT_ERR_HANDLE, WEFT_ERR_TASKLET_BLOCKS,
+ * WEFT_ERR_SCHED_BLOCKS. Context: ULT, plain thread; tasklet when ready. */
+int weft_eventual_wait(weft_eventual e, void **value);
+
+/* weft_eventual_wait with a deadline (weft_time_ns clock); errors as it
+ * and WEFT_ERR_TIMEDOUT. */
+int weft_eventual_timedwait(weft_eventual e, void **value, uint64_t deadline_ns);
+
+/* *ready = 1 and *value set if it is ready, else *ready = 0. Never waits.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (NULL ready). Context: any. */
+int weft_eventual_test(weft_eventual e, void **value, int *ready);
+
+/* Make it ready, copying nbytes of value, and wake every waiter. Errors:
+ * WEFT_ERR_HANDLE, WEFT_ERR_INVALID (nbytes over the size it was created
+ * with, or NULL value with nbytes > 0), WEFT_ERR_STATE (already set).
+ * Context: any. */
+int weft_eventual_set(weft_eventual e, const void *value, size_t nbytes);
+
+/* Make it not ready again, for reuse. Call it when no set or wait is in
+ * progress. Errors: WEFT_ERR_HANDLE. Context: any. */
+int weft_eventual_reset(weft_eventual e);
+
+/* compartments >= 1; ready_cb (may be NULL) is called by the last setter
+ * with the array of values, before any waiter is woken. Errors:
+ * WEFT_ERR_INVALID, WEFT_ERR_NOMEM. Context: any. */
+int weft_future_create(int compartments, void (*ready_cb)(void **values), weft_future *out);
+
+/* Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY (waited on).
+ * Context: any. */
+int weft_future_free(weft_future *f);
+
+/* Fill the next compartment. Errors: WEFT_ERR_HANDLE, WEFT_ERR_STATE (all
+ * are set). Context: any (the last setter runs the callback). */
+int weft_future_set(weft_future f, void *value);
+
+/* Wait until every compartment is set. Errors: WEFT_ERR_HANDLE,
+ * WEFT_ERR_TASKLET_BLOCKS, WEFT_ERR_SCHED_BLOCKS. Context: ULT, plain
+ * thread; tasklet when ready. */
+int weft_future_wait(weft_future f);
+
+/* weft_future_wait with a deadline; errors as it and WEFT_ERR_TIMEDOUT. */
+int weft_future_timedwait(weft_future f, uint64_t deadline_ns);
+
+/* *ready = 1 if every compartment is set. Errors: WEFT_ERR_HANDLE,
+ * WEFT_ERR_INVALID. Context: any. */
+int weft_future_test(weft_future f, int *ready);
+
+/* The value set in compartment `index` (in the order they were set), once
+ * ready. Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (index out of range,
+ * NULL value), WEFT_ERR_STATE (not ready). Context: any. */
+int weft_future_get(weft_future f, int index, void **value);
+
+/* Empty every compartment for reuse. Errors: WEFT_ERR_HANDLE,
+ * WEFT_ERR_BUSY (set in part: setters are at work). Context: any. */
+int weft_future_reset(weft_future f);
+
+/* ------------------------------------------------------------------ */
+/* Keys: work-unit-local storage                                       */
+/*
+ * A value per key and per ULT or tasklet; it travels with the unit when it
+ * migrates. The main ULT, scheduler contexts and plain threads have one
+ * set of values per OS thread. A unit's destructors run, in that unit, when
+ * it ends (returns, weft_thread_exit); a cancelled unit's run where it is
+ * reaped. Up to 4096 keys live at once.
+ *
+ * Why not __thread? A ULT may resume on another OS thread after any yield,
+ * join, lock or migration, and the compiler may keep the address of a
+ * thread-local variable in a register across such a call: the ULT then
+ * reads the old thread's variable. weft_key_get looks the value up from
+ * the running unit on every call, so it is right after any switch. */
+
+typedef struct weft_key_s *weft_key;
+
+/* destructor (may be NULL) is called with each non-NULL value at the end
+ * of its unit. Errors: WEFT_ERR_INVALID, WEFT_ERR_NOMEM (also: 4096 keys
+ * live). Context: any. */
+int weft_key_create(void (*destructor)(void *), weft_key *out);
+
+/* Free a key; values still set are dropped without their destructor.
+ * Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE. Context: any. */
+int weft_key_free(weft_key *k);
+
+/* Set the caller's value. Errors: WEFT_ERR_HANDLE, WEFT_ERR_NOMEM.
+ * Context: any. */
+int weft_key_set(weft_key k, void *value);
+
+/* The caller's value, NULL if never set. Errors: WEFT_ERR_HANDLE,
+ * WEFT_ERR_INVALID. Context: any. */
+int weft_key_get(weft_key k, void **value);
 
 #ifdef __cplusplus
 }

@@ -88,6 +88,7 @@ struct weft_unit_s {
     weft_ctx ctx __attribute__((aligned(CACHE_LINE)));
     /* --- cold --- */
     uint64_t id;
+    void *keys;                        /* its key values (src/sync/key.c), or NULL */
     struct weft_xstream_s *home;       /* may only run on this stream */
     void *pool_data[2];                /* for a user-defined pool */
     void *stack_map;                   /* mmap base (guard page first), or NULL */
@@ -128,6 +129,7 @@ struct weft_pool_s {
      * Set by pool_own(); a deque changes it only under `lock`. */
     struct weft_xstream_s *owner;
     _Atomic int n_scheds;         /* schedulers that list this pool */
+    _Atomic uint32_t n_sleepers;  /* sleeping streams whose scheduler lists it (idle.c) */
     _Atomic long n_blocked;       /* units of this pool suspended in a join */
     /* The list: owner only (LIST, INCOMING), or under `lock` (LOCKED). A
      * deque without an owner takes `lock` to push. */
@@ -225,6 +227,8 @@ struct weft_xstream_s {
     _Atomic int state;              /* enum xs_state */
     _Atomic int join_state;         /* 0 not joined, 1 joining, 2 joined */
     _Atomic(struct weft_unit_s *) returned; /* our descriptors, freed by other streams */
+    _Atomic uint32_t sleeping;      /* asleep in xs_idle, or about to be: wake it (idle.c) */
+    _Atomic uint32_t wake_seq;      /* the futex it sleeps on */
     /* --- cold --- */
     _Atomic uint32_t magic __attribute__((aligned(CACHE_LINE)));
     int rank;
@@ -235,7 +239,21 @@ struct weft_xstream_s {
     struct weft_xstream_s *dead_next; /* freed streams, released at finalize */
     pthread_t thread;
     void *altstack;                 /* signal stack of this OS thread */
+    struct weft_xstream_s *sleep_next; /* the sleepers list (idle.c) */
+    _Atomic uint32_t timer_lock;    /* guards `timers` */
+    _Atomic uint32_t n_timers;      /* armed timers: readable without the lock */
+    struct weft_timer *timers;      /* armed here, earliest deadline first */
 } __attribute__((aligned(CACHE_LINE)));
+
+/* A timer that ends a timed wait (idle.c). Armed on the stream of the
+ * waiting ULT, fired by that stream's scheduler under its timer lock. */
+struct weft_timer {
+    uint64_t deadline;                 /* clock_ns() */
+    void (*fire)(struct weft_timer *); /* no sleeping, no switching */
+    struct weft_xstream_s *xs;         /* armed on */
+    struct weft_timer *next, **pprev;
+    int armed;
+};
 
 /* A unit's home pool as seen from another thread (a join, a migration);
  * the unit's creator and its runner use the field directly. */
@@ -295,6 +313,8 @@ struct weft_global {
     _Atomic uint64_t ext_created, ext_finished;
     _Atomic uint64_t ext_next_id;
     _Atomic uint64_t unguarded_stacks;  /* stacks handed out without a guard page */
+    _Atomic int wait_policy;            /* weft_wait_policy */
+    _Atomic uint64_t spin_ns;           /* hybrid: spin this long before sleeping */
 };
 
 extern struct weft_global weft_g WEFT_HIDDEN;
@@ -331,7 +351,35 @@ WEFT_HIDDEN struct weft_pool_s *sched_migration_pool(struct weft_sched_s *s);
 /* unit.c: blocking for the sync layer (src/sync/waitq.h) */
 WEFT_HIDDEN void unit_park(struct weft_unit_s *self, _Atomic uint32_t *lock);
 WEFT_HIDDEN void unit_unpark(struct weft_unit_s *u);
+WEFT_HIDDEN bool unit_can_handoff(struct weft_unit_s *u);
 WEFT_HIDDEN bool unit_handoff(struct weft_unit_s *u);
+/* src/sync/key.c: run the destructors of u's key values, free its table */
+WEFT_HIDDEN void keys_unit_end(struct weft_unit_s *u);
+
+/* idle.c */
+WEFT_HIDDEN uint64_t clock_ns(void); /* CLOCK_MONOTONIC */
+WEFT_HIDDEN void idle_init(void);
+WEFT_HIDDEN void xs_wake(struct weft_xstream_s *xs);
+WEFT_HIDDEN void pool_wake_sleepers(struct weft_pool_s *p);
+WEFT_HIDDEN void timer_arm(struct weft_xstream_s *xs, struct weft_timer *t);
+WEFT_HIDDEN void timer_disarm(struct weft_timer *t);
+WEFT_HIDDEN uint64_t timers_expire(struct weft_xstream_s *xs);
+WEFT_HIDDEN void xs_idle(struct weft_xstream_s *xs, struct weft_sched_s *s, unsigned *idle, uint64_t *idle_since);
+
+/* After making work for `xs` or for pool `p` visible: wake a sleeper that
+ * may have missed it. A plain load unless someone sleeps (see idle.c for
+ * why no fence is needed here). */
+static inline void xs_notify(struct weft_xstream_s *xs)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    if (unlikely(atomic_load_explicit(&xs->sleeping, memory_order_relaxed))) xs_wake(xs);
+}
+
+static inline void pool_notify(struct weft_pool_s *p)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    if (unlikely(atomic_load_explicit(&p->n_sleepers, memory_order_relaxed))) pool_wake_sleepers(p);
+}
 
 /* xstream.c */
 WEFT_HIDDEN bool xs_can_stop(struct weft_xstream_s *xs);
@@ -359,7 +407,7 @@ WEFT_HIDDEN uint64_t units_live(void);
 /* mem.c (the cache fast paths are in mem_cache.h) */
 WEFT_HIDDEN void mem_cache_flush(struct weft_xstream_s *xs);
 WEFT_HIDDEN void mem_finalize(void);
-enum { OBJ_POOL, OBJ_SCHED, OBJ_MUTEX, OBJ_NKINDS };
+enum { OBJ_POOL, OBJ_SCHED, OBJ_MUTEX, OBJ_COND, OBJ_RWLOCK, OBJ_BARRIER, OBJ_XBARRIER, OBJ_EVENTUAL, OBJ_FUTURE, OBJ_KEY, OBJ_NKINDS };
 WEFT_HIDDEN void *obj_alloc(int kind, size_t size);
 WEFT_HIDDEN void obj_retire(int kind, void *obj);
 WEFT_HIDDEN int guard_install_thread(struct weft_xstream_s *xs);

@@ -215,6 +215,7 @@ void pool_push_shared(struct weft_pool_s *p, struct weft_unit_s *u, struct weft_
     default:
         if (!(xs && pool_owner(p) == xs && deque_push(p, u))) deque_push_remote(p, u, xs);
     }
+    pool_notify(p);
 }
 
 struct weft_unit_s *pool_pop_shared(struct weft_pool_s *p, struct weft_xstream_s *xs)

@@ -42,6 +42,7 @@ const char *weft_strerror(int err)
     case WEFT_ERR_UNSUPPORTED: return "not supported by this build or machine";
     case WEFT_ERR_SCHED_BLOCKS: return "a scheduler's own context may not block";
     case WEFT_ERR_NOT_OWNER: return "the caller does not hold this lock";
+    case WEFT_ERR_TIMEDOUT: return "the deadline passed before the wait ended";
     default: return "unknown weft error";
     }
 }
@@ -77,6 +78,8 @@ int weft_config_init(weft_config *cfg)
     cfg->pool_access = WEFT_POOL_ACCESS_PRIVATE;
     cfg->huge_pages = 0;
     cfg->eager_stacks = 0;
+    cfg->wait_policy = WEFT_WAIT_HYBRID;
+    cfg->spin_us = 200;
     int r;
     if ((r = env_long("WEFT_NUM_XSTREAMS", 1, MAX_XSTREAMS, &n, 0)) < 0) return WEFT_ERR_INVALID;
     if (r) cfg->num_xstreams = (int)n;
@@ -89,6 +92,15 @@ int weft_config_init(weft_config *cfg)
     if (r) cfg->huge_pages = (int)n;
     if ((r = env_long("WEFT_EAGER_STACKS", 0, 1, &n, 0)) < 0) return WEFT_ERR_INVALID;
     if (r) cfg->eager_stacks = (int)n;
+    const char *v = getenv("WEFT_WAIT_POLICY");
+    if (v && *v) {
+        if (!strcmp(v, "hybrid")) cfg->wait_policy = WEFT_WAIT_HYBRID;
+        else if (!strcmp(v, "active")) cfg->wait_policy = WEFT_WAIT_ACTIVE;
+        else if (!strcmp(v, "passive")) cfg->wait_policy = WEFT_WAIT_PASSIVE;
+        else return WEFT_ERR_INVALID;
+    }
+    if ((r = env_long("WEFT_SPIN_US", 0, WEFT_MAX_SPIN_US, &n, 0)) < 0) return WEFT_ERR_INVALID;
+    if (r) cfg->spin_us = n;
     return WEFT_OK;
 }
 
@@ -97,7 +109,8 @@ static int config_valid(const weft_config *c)
     return c->num_xstreams >= 1 && c->num_xstreams <= MAX_XSTREAMS && c->stack_size >= WEFT_MIN_STACK &&
            c->stack_size <= WEFT_MAX_STACK && (c->bind == 0 || c->bind == 1) &&
            (c->huge_pages == 0 || c->huge_pages == 1) && (c->eager_stacks == 0 || c->eager_stacks == 1) &&
-           pool_kind_valid((int)c->pool_kind, (int)c->pool_access);
+           pool_kind_valid((int)c->pool_kind, (int)c->pool_access) && c->wait_policy >= WEFT_WAIT_HYBRID &&
+           c->wait_policy <= WEFT_WAIT_PASSIVE && c->spin_us >= 0 && c->spin_us <= WEFT_MAX_SPIN_US;
 }
 
 /* ---------- init ---------- */
@@ -199,6 +212,8 @@ int weft_init(const weft_config *cfg)
     weft_g.huge_stacks = c.huge_pages;
     weft_g.fast_stack_size = c.huge_pages ? 0 : weft_g.stack_size;
     weft_g.eager_stacks = c.eager_stacks;
+    idle_init();
+    weft_set_wait_policy(c.wait_policy, c.spin_us);
     atomic_store(&weft_g.ext_created, 0);
     atomic_store(&weft_g.ext_finished, 0);
     atomic_store(&weft_g.ext_next_id, 1); /* 0 is the main ULT */

@@ -288,6 +288,7 @@ static bool sched_should_stop(struct weft_xstream_s *xs, struct weft_sched_s *s)
 static void sched_housekeep(struct weft_xstream_s *xs)
 {
     if (atomic_load_explicit(&xs->inbox, memory_order_relaxed)) inbox_drain(xs);
+    if (atomic_load_explicit(&xs->n_timers, memory_order_relaxed)) timers_expire(xs);
     while (xs->runnext_head) unit_dispatch(xs, runnext_pop(xs));
 }
 
@@ -349,6 +350,7 @@ int weft_sched_run_unit(weft_sched s, weft_thread u, weft_pool pool)
 static void sched_builtin_run(struct weft_xstream_s *xs, struct weft_sched_s *s)
 {
     unsigned idle = 0, n = 0;
+    uint64_t idle_since = 0;
     for (;;) {
         struct weft_unit_s *u = sched_pick(xs);
         if (u == xs->sched_unit) { /* a stacked scheduler's turn is over */
@@ -361,13 +363,14 @@ static void sched_builtin_run(struct weft_xstream_s *xs, struct weft_sched_s *s)
             if (unlikely(xs->sched != s)) return; /* replaced meanwhile */
             if (likely(++n < SCHED_EVENT_FREQ)) continue;
             n = 0;
+            if (unlikely(atomic_load_explicit(&xs->n_timers, memory_order_relaxed))) timers_expire(xs);
             if (!s->parent && sched_should_stop(xs, s)) return;
             continue;
         }
         if (sched_should_stop(xs, s)) return;
         /* Nothing to run. Stacked, the scheduler below may have something;
          * back off all the same, or an idle stack would spin. */
-        idle_backoff(&idle);
+        xs_idle(xs, s, &idle, &idle_since);
         if (s->parent) sched_yield_parent(xs);
     }
 }

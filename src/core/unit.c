@@ -125,6 +125,7 @@ static void unit_finish(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     if (xs) counter_bump(&xs->n_finished);
     else atomic_fetch_add(&weft_g.ext_finished, 1);
+    if (unlikely(u->keys)) keys_unit_end(u); /* cancelled: ended outside its function */
     if (u->kind != KIND_TASKLET) {
         /* Nothing runs on the stack any more: recycle it now, not at free. */
         mem_stack_put(xs, u);
@@ -303,6 +304,7 @@ static TSAN_NOINLINE void ult_run(struct weft_unit_s *u)
     hook_switch_end(u);
     unit_run_pending(u->xs);
     u->fn(u->arg);
+    if (unlikely(u->keys)) keys_unit_end(u);
 }
 
 /* A ULT's first frame. Not instrumented: under TSan it would be a frame
@@ -325,6 +327,7 @@ void unit_dispatch(struct weft_xstream_s *xs, struct weft_unit_s *u)
         atomic_store_explicit(&u->state, WEFT_STATE_RUNNING, memory_order_relaxed);
         xs->cur = u;
         u->fn(u->arg);
+        if (unlikely(u->keys)) keys_unit_end(u);
         xs->cur = xs->sched_unit;
         unit_finish(xs, u);
     } else if ((u = unit_claim(xs, u)) != NULL) {
@@ -403,6 +406,7 @@ static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
     atomic_store_explicit(&u->jw, 0, memory_order_relaxed);
     atomic_store_explicit(&u->join_claimed, 0, memory_order_relaxed);
     u->id = unit_next_id(xs);
+    u->keys = NULL;
     atomic_store_explicit(&u->magic, MAGIC_UNIT, memory_order_relaxed);
     if (xs) counter_bump(&xs->n_created);
     else atomic_fetch_add(&weft_g.ext_created, 1);
@@ -801,16 +805,24 @@ void unit_unpark(struct weft_unit_s *u)
     unit_wake(weft_tls_xs, u);
 }
 
+/* Could unit_handoff(u) switch to the parked ULT u now? */
+bool unit_can_handoff(struct weft_unit_s *u)
+{
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (!xs) return false;
+    struct weft_unit_s *self = xs->cur;
+    return self->kind != KIND_TASKLET && self != xs->sched_unit && joiner_runs_here(xs, u);
+}
+
 /* A parked ULT was just handed what it waited for by the running unit:
  * when both are ULTs that may run on this stream, switch to it now (the
  * caller goes back to its pool, ready) and return true once the caller
  * runs again; else return false and let the caller unpark it. */
 bool unit_handoff(struct weft_unit_s *u)
 {
+    if (!unit_can_handoff(u)) return false;
     struct weft_xstream_s *xs = weft_tls_xs;
-    if (!xs) return false;
     struct weft_unit_s *self = xs->cur;
-    if (self->kind == KIND_TASKLET || self == xs->sched_unit || !joiner_runs_here(xs, u)) return false;
     atomic_store_explicit(&u->state, WEFT_STATE_RUNNING, memory_order_relaxed);
     atomic_fetch_sub_explicit(&u->pool->n_blocked, 1, memory_order_release);
     unit_switch(xs, self, u, PEND_READY, NULL);
@@ -825,6 +837,7 @@ int weft_thread_exit(void)
     if (!xs) return WEFT_ERR_NOT_WEFT;
     struct weft_unit_s *self = xs->cur;
     if (self->kind != KIND_ULT) return WEFT_ERR_NOT_ULT;
+    if (self->keys) keys_unit_end(self);
     ult_terminate(self, false);
 }
 

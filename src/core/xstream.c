@@ -27,6 +27,7 @@ bool inbox_push(struct weft_xstream_s *xs, struct weft_unit_s *u)
         u->next = head;
     } while (!atomic_compare_exchange_weak_explicit(&xs->inbox, &head, u, memory_order_release,
                                                     memory_order_relaxed));
+    xs_notify(xs);
     return true;
 }
 
@@ -63,6 +64,7 @@ bool xs_can_stop(struct weft_xstream_s *xs)
 {
     struct weft_sched_s *s = xs->main_sched;
     if (xs->runnext_head || xs->stash) return false;
+    if (atomic_load_explicit(&xs->n_timers, memory_order_relaxed)) return false; /* a timed wait is on */
     for (int i = 0; i < s->npools; i++) {
         struct weft_pool_s *p = s->pools[i];
         if (atomic_load_explicit(&p->n_blocked, memory_order_acquire) > 0) return false;
@@ -306,6 +308,7 @@ int xs_stop_and_join(struct weft_xstream_s *xs)
         return WEFT_OK;
     }
     atomic_store_explicit(&xs->stop_requested, 1, memory_order_release);
+    xs_notify(xs);
     if (weft_tls_xs) {
         /* A ULT waits cooperatively: its own stream keeps working. */
         while (atomic_load_explicit(&xs->state, memory_order_acquire) != XS_TERMINATED) weft_yield();

@@ -2,15 +2,30 @@
  *
  * `owner` is the lock: 0 when free, else the holder's token (its unit, or
  * its OS thread, see waitq.h). Uncontended lock and unlock are one
- * compare-and-swap each. Contenders count themselves in `n_waiters` and
- * queue under `lock`; an unlock that sees waiters hands the mutex straight
- * to the first one (it never becomes free in between, so no newcomer can
- * overtake a waiter that was woken) and, when that waiter is a ULT that
- * may run on the unlocker's stream, switches to it at once (seed 004
- * section 5.2). */
+ * compare-and-swap and one store. Contenders spin briefly, then count
+ * themselves in `n_waiters` and queue under `lock`.
+ *
+ * An unlock that sees waiters either hands the mutex to the first one
+ * (`owner` goes straight to it, never free in between) or frees it and
+ * wakes that waiter to compete for it again:
+ * - hand-off when the waiter is a ULT that may run on the unlocker's
+ *   stream: the unlocker switches to it at once (seed 004 section 5.2), a
+ *   switch of a few nanoseconds;
+ * - hand-off when a waiter has waited longer than STARVE_NS (the mutex is
+ *   then `starving` until its queue drains or a waiter gets it quickly): no
+ *   waiter waits for ever;
+ * - otherwise wake it to compete. Handing the mutex to a unit that must
+ *   first be scheduled on another stream would keep it idle for that long
+ *   on every unlock (a convoy); freeing it lets whoever runs take it. Only
+ *   one waiter is out competing at a time (`woken`), and it goes back to
+ *   the front of the queue if it loses. */
 #include <stddef.h>
 
 #include "sync_internal.h"
+
+#define STARVE_NS (1000 * 1000ull)
+#define SPIN_ROUNDS 4
+#define SPIN_PAUSES 16
 
 int weft_mutex_create(const weft_mutex_attr *attr, weft_mutex *out)
 {
@@ -23,6 +38,8 @@ int weft_mutex_create(const weft_mutex_attr *attr, weft_mutex *out)
     m->recursive = attr && attr->recursive;
     atomic_store_explicit(&m->owner, 0, memory_order_relaxed);
     atomic_store_explicit(&m->n_waiters, 0, memory_order_relaxed);
+    atomic_store_explicit(&m->woken, 0, memory_order_relaxed);
+    atomic_store_explicit(&m->starving, 0, memory_order_relaxed);
     m->depth = 0;
     atomic_store_explicit(&m->lock, 0, memory_order_relaxed);
     m->queue = (struct waitq){0};
@@ -47,26 +64,54 @@ int weft_mutex_free(weft_mutex *mp)
     return WEFT_OK;
 }
 
-/* Wait in the queue for the mutex to be handed to us. */
+/* Wait for the mutex: queue, park, and either find it handed over or
+ * compete again when woken. */
 static int mutex_wait(struct weft_mutex_s *m, uintptr_t me, bool high)
 {
     struct weft_unit_s *self;
     int kind = sync_wait_kind(&self);
     if (kind < 0) return -kind;
-    spin_lock(&m->lock);
-    atomic_fetch_add(&m->n_waiters, 1);
-    uintptr_t none = 0;
-    if (atomic_compare_exchange_strong(&m->owner, &none, me)) { /* freed meanwhile */
-        atomic_fetch_sub(&m->n_waiters, 1);
-        spin_unlock(&m->lock);
-        return WEFT_OK;
+    /* The holder may be running on another core and about to let go. */
+    if (atomic_load_explicit(&weft_g.n_streams, memory_order_relaxed) > 1 || !self) {
+        for (int r = 0; r < SPIN_ROUNDS; r++) {
+            for (int i = 0; i < SPIN_PAUSES; i++) cpu_relax();
+            uintptr_t none = 0;
+            if (atomic_load_explicit(&m->owner, memory_order_relaxed) == 0 &&
+                atomic_compare_exchange_strong_explicit(&m->owner, &none, me, memory_order_acquire,
+                                                        memory_order_relaxed))
+                return WEFT_OK;
+        }
     }
     struct waiter w = {.unit = self, .token = me};
-    if (high) waitq_push_front(&m->queue, &w);
-    else waitq_push_back(&m->queue, &w);
-    if (self) unit_park(self, &m->lock); /* returns once handed the mutex */
-    else waiter_sleep(&m->lock, &w);
-    return WEFT_OK;
+    bool front = high;
+    uint64_t since = 0;
+    spin_lock(&m->lock);
+    atomic_fetch_add(&m->n_waiters, 1);
+    for (;;) {
+        uintptr_t none = 0;
+        if (atomic_compare_exchange_strong(&m->owner, &none, me)) {
+            atomic_fetch_sub(&m->n_waiters, 1);
+            spin_unlock(&m->lock);
+            return WEFT_OK;
+        }
+        if (!since) since = clock_ns();
+        w.handed = 0;
+        atomic_store_explicit(&w.futex, 0, memory_order_relaxed);
+        if (front) waitq_push_front(&m->queue, &w);
+        else waitq_push_back(&m->queue, &w);
+        if (self) unit_park(self, &m->lock);
+        else waiter_sleep(&m->lock, &w);
+        bool quick = clock_ns() - since < STARVE_NS;
+        if (w.handed) { /* ours; the unlocker counted us out */
+            if (quick) atomic_store_explicit(&m->starving, 0, memory_order_relaxed);
+            return WEFT_OK;
+        }
+        /* Woken to compete: back at the front if we lose. */
+        atomic_store(&m->woken, 0);
+        if (!quick) atomic_store(&m->starving, 1);
+        front = true;
+        spin_lock(&m->lock);
+    }
 }
 
 int mutex_lock(weft_mutex m, bool high)
@@ -108,29 +153,47 @@ int weft_mutex_trylock(weft_mutex m)
  * holds a spin lock must not switch). */
 void mutex_release(struct weft_mutex_s *m, uintptr_t me, bool may_switch)
 {
+    bool released = false;
     if (likely(atomic_load(&m->n_waiters) == 0)) {
         atomic_store(&m->owner, 0);
-        /* A contender that counted itself after our look either took the
-         * mutex by its own compare-and-swap or is queued: look again. */
+        /* A contender that counted itself after our look either takes the
+         * mutex by its own compare-and-swap or queues: look again. */
         if (likely(atomic_load(&m->n_waiters) == 0)) return;
+        released = true; /* from here on anyone may own it */
     }
     spin_lock(&m->lock);
-    uintptr_t cur = atomic_load(&m->owner);
-    struct waiter *w = NULL;
-    if (cur == me || cur == 0) {
-        w = waitq_pop(&m->queue);
-        if (w) {
-            atomic_fetch_sub(&m->n_waiters, 1);
-            atomic_store(&m->owner, w->token); /* handed over, never free */
-        } else if (cur == me) {
-            atomic_store(&m->owner, 0);
+    struct waiter *w = m->queue.head;
+    if (!w) {
+        if (!released) atomic_store(&m->owner, 0);
+        spin_unlock(&m->lock);
+        return;
+    }
+    bool here = w->unit && may_switch && unit_can_handoff(w->unit);
+    if (here || atomic_load_explicit(&m->starving, memory_order_relaxed)) {
+        /* Hand it over. Once released, only if it is still free. */
+        uintptr_t expect = released ? 0 : me;
+        if (!atomic_compare_exchange_strong(&m->owner, &expect, w->token)) {
+            spin_unlock(&m->lock); /* taken meanwhile: its unlock will see the queue */
+            return;
         }
-    }
-    spin_unlock(&m->lock);
-    if (w) {
+        waitq_pop(&m->queue);
+        atomic_fetch_sub(&m->n_waiters, 1);
+        w->handed = 1;
+        if (!m->queue.head) atomic_store_explicit(&m->starving, 0, memory_order_relaxed);
+        spin_unlock(&m->lock);
         struct weft_unit_s *u = w->unit; /* w lives on the waiter's stack */
-        if (!u || !may_switch || !unit_handoff(u)) waiter_wake(w);
+        if (!here || !unit_handoff(u)) waiter_wake(w);
+        return;
     }
+    if (!released) atomic_store(&m->owner, 0);
+    if (atomic_load(&m->woken)) { /* one competitor out at a time */
+        spin_unlock(&m->lock);
+        return;
+    }
+    atomic_store(&m->woken, 1);
+    waitq_pop(&m->queue);
+    spin_unlock(&m->lock);
+    waiter_wake(w);
 }
 
 int weft_mutex_unlock(weft_mutex m)

@@ -24,7 +24,9 @@ struct weft_mutex_s {
     _Atomic uint32_t magic; /* retired: bytes 8..15 link the free list */
     uint8_t recursive;
     _Atomic uintptr_t owner;
-    _Atomic long n_waiters; /* queued, or about to be (under `lock`) */
+    _Atomic long n_waiters; /* waiting: queued, about to be, or woken to compete */
+    _Atomic uint32_t woken; /* a waiter is out competing for it */
+    _Atomic uint32_t starving; /* hand over on every unlock: a waiter waited too long */
     unsigned depth;         /* recursive: extra locks held by the owner */
     _Atomic uint32_t lock;  /* guards `queue` */
     struct waitq queue;

@@ -24,6 +24,7 @@ struct waiter {
     struct weft_unit_s *unit; /* NULL: a plain thread, woken through `futex` */
     _Atomic uint32_t futex;   /* plain thread: 0 waiting, 1 woken */
     uintptr_t token;          /* who waits (the mutex's owner word) */
+    int handed;               /* mutex: woken as its owner, not to compete */
 };
 
 struct waitq {
@@ -62,6 +63,20 @@ static inline void waitq_push_front(struct waitq *q, struct waiter *w)
     if (!q->tail) q->tail = w;
 }
 
+/* Take `w` off `q` if it is there (a timed-out waiter); O(queue). */
+static inline bool waitq_remove(struct waitq *q, struct waiter *w)
+{
+    struct waiter *prev = NULL;
+    for (struct waiter *x = q->head; x; prev = x, x = x->next) {
+        if (x != w) continue;
+        if (prev) prev->next = w->next;
+        else q->head = w->next;
+        if (q->tail == w) q->tail = prev;
+        return true;
+    }
+    return false;
+}
+
 static inline struct waiter *waitq_pop(struct waitq *q)
 {
     struct waiter *w = q->head;
@@ -74,12 +89,12 @@ static inline struct waiter *waitq_pop(struct waitq *q)
 
 /* Who is calling: the running unit for a ULT or tasklet, else the OS
  * thread (a thread-local's address, tagged so it never equals a unit). */
+extern __thread char sync_thread_token WEFT_HIDDEN; /* one per thread, for the whole library */
 static inline uintptr_t sync_self_token(void)
 {
-    static __thread char thread_token;
     struct weft_xstream_s *xs = weft_tls_xs;
     if (xs && xs->cur != xs->sched_unit) return (uintptr_t)xs->cur;
-    return (uintptr_t)&thread_token | 1;
+    return (uintptr_t)&sync_thread_token | 1;
 }
 
 /* May the caller block, and how? 0: park as a ULT (*self set), 1: wait as
@@ -115,5 +130,25 @@ static inline void waiter_wake(struct waiter *w)
         syscall(SYS_futex, &w->futex, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     }
 }
+
+/* A wait with an optional deadline, for primitives whose waiters only sit
+ * in a queue (the mutex counts its waiters and waits without a deadline).
+ * sync_wait_begin() first, before the primitive's lock is taken (it may
+ * arm a timer, and a firing timer takes that lock); then, with the lock
+ * held and sw->w queued, sync_wait_block() releases it and waits. */
+struct sync_wait {
+    struct waiter w;
+    struct weft_timer timer;
+    _Atomic uint32_t *lock;
+    struct waitq *queue;
+    uint64_t deadline; /* clock_ns(); UINT64_MAX: none */
+    int timed_out;
+};
+
+WEFT_HIDDEN void sync_wait_begin(struct sync_wait *sw, struct weft_unit_s *self, _Atomic uint32_t *lock,
+                                 struct waitq *q, uint64_t deadline);
+/* Returns WEFT_OK once woken, WEFT_ERR_TIMEDOUT at the deadline (then off
+ * the queue). */
+WEFT_HIDDEN int sync_wait_block(struct sync_wait *sw);
 
 #endif

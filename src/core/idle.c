@@ -1,0 +1,233 @@
+/* What a stream does when it has nothing to run: spin a little, then sleep
+ * until work arrives; and the timers that end timed waits.
+ *
+ * Sleeping. A stream that sleeps is on the global sleepers list, has
+ * `sleeping` set and counts itself in `n_sleepers` of each pool of its
+ * main scheduler; then it looks at its pools and inbox once more and waits
+ * on the futex `wake_seq`. Whoever makes work for it (a push into one of
+ * those pools, a push into its inbox, a stop request) stores that work,
+ * then reads the counter or the flag, and wakes it only when it is set: no
+ * atomic and no system call on the push path while nobody sleeps.
+ *
+ * That store-then-load against the sleeper's store-then-load needs a full
+ * barrier on both sides. The pusher's side is free: the sleeper, which is
+ * rare and slow anyway, runs membarrier(), which makes every running thread
+ * of the process pass a full barrier. Without membarrier (old kernels,
+ * qemu-user), a sleeper waits at most SLEEP_FALLBACK_NS at a time, so a
+ * missed wake-up costs latency, never progress.
+ *
+ * Timers. A ULT in a timed wait arms a timer on its stream; the stream's
+ * scheduler fires due timers when idle or between units, and sleeps no
+ * longer than the earliest deadline. A timer fires under its stream's
+ * timer lock, and timer_disarm() takes that lock: once it returns, no
+ * fire is running on the timer, so the timer may live on the waiter's
+ * stack. */
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "pool_ops.h"
+
+#ifndef MEMBARRIER_CMD_PRIVATE_EXPEDITED
+#define MEMBARRIER_CMD_PRIVATE_EXPEDITED (1 << 3)
+#define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED (1 << 4)
+#endif
+
+#define SLEEP_FALLBACK_NS (1000 * 1000ull)
+
+static _Atomic uint32_t sleepers_lock;
+static struct weft_xstream_s *sleepers; /* linked by sleep_next */
+static int have_membarrier;
+
+uint64_t clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t weft_time_ns(void) { return clock_ns(); }
+
+static void lock_spin(_Atomic uint32_t *l)
+{
+    while (atomic_exchange_explicit(l, 1, memory_order_acquire))
+        while (atomic_load_explicit(l, memory_order_relaxed)) cpu_relax();
+}
+
+static void lock_release(_Atomic uint32_t *l) { atomic_store_explicit(l, 0, memory_order_release); }
+
+void idle_init(void)
+{
+    have_membarrier = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+/* ---------- waking ---------- */
+
+void xs_wake(struct weft_xstream_s *xs)
+{
+    if (atomic_exchange_explicit(&xs->sleeping, 0, memory_order_acq_rel)) {
+        atomic_fetch_add_explicit(&xs->wake_seq, 1, memory_order_release);
+        syscall(SYS_futex, &xs->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
+}
+
+void pool_wake_sleepers(struct weft_pool_s *p)
+{
+    lock_spin(&sleepers_lock);
+    for (struct weft_xstream_s *xs = sleepers; xs; xs = xs->sleep_next)
+        if (atomic_load_explicit(&xs->sleeping, memory_order_relaxed) && sched_has_pool(xs->main_sched, p))
+            xs_wake(xs);
+    lock_release(&sleepers_lock);
+}
+
+/* ---------- timers ---------- */
+
+void timer_arm(struct weft_xstream_s *xs, struct weft_timer *t)
+{
+    t->xs = xs;
+    lock_spin(&xs->timer_lock);
+    struct weft_timer **pp = &xs->timers;
+    while (*pp && (*pp)->deadline <= t->deadline) pp = &(*pp)->next;
+    t->next = *pp;
+    t->pprev = pp;
+    if (*pp) (*pp)->pprev = &t->next;
+    *pp = t;
+    t->armed = 1;
+    atomic_fetch_add_explicit(&xs->n_timers, 1, memory_order_relaxed);
+    lock_release(&xs->timer_lock);
+}
+
+void timer_disarm(struct weft_timer *t)
+{
+    struct weft_xstream_s *xs = t->xs;
+    lock_spin(&xs->timer_lock);
+    if (t->armed) {
+        *t->pprev = t->next;
+        if (t->next) t->next->pprev = t->pprev;
+        t->armed = 0;
+        atomic_fetch_sub_explicit(&xs->n_timers, 1, memory_order_relaxed);
+    }
+    lock_release(&xs->timer_lock);
+}
+
+/* Fire every due timer of `xs`; returns the earliest deadline left, or
+ * UINT64_MAX. The stream's scheduler context only. */
+uint64_t timers_expire(struct weft_xstream_s *xs)
+{
+    uint64_t now = clock_ns(), next = UINT64_MAX;
+    lock_spin(&xs->timer_lock);
+    struct weft_timer *t;
+    while ((t = xs->timers) && t->deadline <= now) {
+        xs->timers = t->next;
+        if (t->next) t->next->pprev = &xs->timers;
+        t->armed = 0;
+        atomic_fetch_sub_explicit(&xs->n_timers, 1, memory_order_relaxed);
+        t->fire(t); /* under the lock: see above */
+    }
+    if (t) next = t->deadline;
+    lock_release(&xs->timer_lock);
+    return next;
+}
+
+/* ---------- idling ---------- */
+
+/* Anything for the main scheduler of `xs` to look at? */
+static bool xs_has_work(struct weft_xstream_s *xs, struct weft_sched_s *s)
+{
+    if (atomic_load_explicit(&xs->inbox, memory_order_acquire) || xs->runnext_head || xs->stash) return true;
+    if (atomic_load_explicit(&xs->stop_requested, memory_order_acquire) || xs->main_sched != s) return true;
+    for (int i = 0; i < s->npools; i++)
+        if (pool_count(s->pools[i]) > 0) return true;
+    return false;
+}
+
+/* Sleep until woken or `deadline` (CLOCK_MONOTONIC ns, UINT64_MAX: none). */
+static void xs_sleep(struct weft_xstream_s *xs, struct weft_sched_s *s, uint64_t deadline)
+{
+    uint32_t seq = atomic_load_explicit(&xs->wake_seq, memory_order_acquire);
+    lock_spin(&sleepers_lock);
+    xs->sleep_next = sleepers;
+    sleepers = xs;
+    lock_release(&sleepers_lock);
+    for (int i = 0; i < s->npools; i++) atomic_fetch_add(&s->pools[i]->n_sleepers, 1);
+    atomic_exchange(&xs->sleeping, 1); /* a full barrier here, before the look below */
+    if (have_membarrier) syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    if (!xs_has_work(xs, s)) {
+        uint64_t now = clock_ns();
+        if (!have_membarrier && (deadline == UINT64_MAX || deadline - now > SLEEP_FALLBACK_NS))
+            deadline = now + SLEEP_FALLBACK_NS;
+        if (deadline > now) {
+            struct timespec ts, *tsp = NULL;
+            if (deadline != UINT64_MAX) {
+                uint64_t d = deadline - now;
+                ts.tv_sec = (time_t)(d / 1000000000ull);
+                ts.tv_nsec = (long)(d % 1000000000ull);
+                tsp = &ts;
+            }
+            syscall(SYS_futex, &xs->wake_seq, FUTEX_WAIT_PRIVATE, seq, tsp, NULL, 0);
+        }
+    }
+    atomic_store(&xs->sleeping, 0);
+    for (int i = 0; i < s->npools; i++) atomic_fetch_sub(&s->pools[i]->n_sleepers, 1);
+    lock_spin(&sleepers_lock);
+    struct weft_xstream_s **pp = &sleepers;
+    while (*pp != xs) pp = &(*pp)->sleep_next;
+    *pp = xs->sleep_next;
+    lock_release(&sleepers_lock);
+}
+
+int weft_set_wait_policy(weft_wait_policy policy, long spin_us)
+{
+    if (policy < WEFT_WAIT_HYBRID || policy > WEFT_WAIT_PASSIVE || spin_us < 0 || spin_us > WEFT_MAX_SPIN_US)
+        return WEFT_ERR_INVALID;
+    atomic_store_explicit(&weft_g.wait_policy, (int)policy, memory_order_relaxed);
+    atomic_store_explicit(&weft_g.spin_ns, (uint64_t)spin_us * 1000, memory_order_relaxed);
+    return WEFT_OK;
+}
+
+/* One idle turn of the scheduler `s` on `xs`; `idle` counts the turns
+ * since it last ran something, `idle_since` holds when that was. Fires due
+ * timers; then spins, yields the core, or sleeps, as the policy says. */
+void xs_idle(struct weft_xstream_s *xs, struct weft_sched_s *s, unsigned *idle, uint64_t *idle_since)
+{
+    uint64_t next = UINT64_MAX;
+    if (atomic_load_explicit(&xs->n_timers, memory_order_relaxed)) next = timers_expire(xs);
+    unsigned n = ++*idle;
+    int policy = atomic_load_explicit(&weft_g.wait_policy, memory_order_relaxed);
+    /* Only the bottom of the scheduler stack sleeps: a stacked scheduler
+     * hands the stream back to its parent, which runs it again. A stream
+     * asked to stop that still has blocked units naps instead: its stop
+     * request would wake it at once. */
+    bool may_sleep = policy != WEFT_WAIT_ACTIVE && !s->parent && xs->main_sched == s &&
+                     !atomic_load_explicit(&xs->stop_requested, memory_order_relaxed);
+    if (n < 64) {
+        cpu_relax();
+        if (n == 1) *idle_since = 0;
+        return;
+    }
+    if (!may_sleep) {
+        if (policy == WEFT_WAIT_ACTIVE || n < 64 + 2048) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 50 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        return;
+    }
+    if (policy == WEFT_WAIT_HYBRID) {
+        uint64_t now = clock_ns();
+        if (!*idle_since) *idle_since = now;
+        if (now - *idle_since < atomic_load_explicit(&weft_g.spin_ns, memory_order_relaxed)) {
+            if (n & 1) sched_yield();
+            else cpu_relax();
+            return;
+        }
+    }
+    xs_sleep(xs, s, next);
+    *idle = 0;
+}

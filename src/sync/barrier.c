@@ -1,0 +1,161 @@
+/* Barriers: one for ULTs (waiters park until the last arrives) and one for
+ * execution streams (the OS threads themselves wait: it spins a little,
+ * then sleeps on a futex). */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <sched.h>
+
+#include "sync_internal.h"
+
+#define MAGIC_BARRIER 0x57424152u /* "WBAR" */
+#define MAGIC_BARRIER_DEAD 0x77626172u
+#define MAGIC_XBARRIER 0x57584252u /* "WXBR" */
+#define MAGIC_XBARRIER_DEAD 0x77786272u
+
+struct weft_barrier_s {
+    _Atomic uint32_t magic; /* retired: bytes 8..15 link the free list */
+    _Atomic uint32_t lock;  /* guards the rest */
+    unsigned n, arrived;
+    struct waitq queue;
+} __attribute__((aligned(CACHE_LINE)));
+_Static_assert(offsetof(struct weft_barrier_s, magic) == 0, "a retired barrier keeps its magic word");
+
+int weft_barrier_create(int n, weft_barrier *out)
+{
+    if (!out) return WEFT_ERR_INVALID;
+    *out = NULL;
+    if (n < 1) return WEFT_ERR_INVALID;
+    struct weft_barrier_s *b = obj_alloc(OBJ_BARRIER, sizeof *b);
+    if (!b) return WEFT_ERR_NOMEM;
+    atomic_store_explicit(&b->lock, 0, memory_order_relaxed);
+    b->n = (unsigned)n;
+    b->arrived = 0;
+    b->queue = (struct waitq){0};
+    atomic_store_explicit(&b->magic, MAGIC_BARRIER, memory_order_release);
+    *out = b;
+    return WEFT_OK;
+}
+
+int weft_barrier_reinit(weft_barrier b, int n)
+{
+    int rc = sync_check(b, MAGIC_BARRIER);
+    if (rc) return rc;
+    if (n < 1) return WEFT_ERR_INVALID;
+    spin_lock(&b->lock);
+    bool busy = b->arrived != 0;
+    if (!busy) b->n = (unsigned)n;
+    spin_unlock(&b->lock);
+    return busy ? WEFT_ERR_BUSY : WEFT_OK;
+}
+
+int weft_barrier_free(weft_barrier *bp)
+{
+    if (!bp) return WEFT_ERR_INVALID;
+    struct weft_barrier_s *b = *bp;
+    int rc = sync_check(b, MAGIC_BARRIER);
+    if (rc) return rc;
+    spin_lock(&b->lock);
+    bool busy = b->arrived != 0;
+    if (!busy) atomic_store(&b->magic, MAGIC_BARRIER_DEAD);
+    spin_unlock(&b->lock);
+    if (busy) return WEFT_ERR_BUSY;
+    obj_retire(OBJ_BARRIER, b);
+    *bp = NULL;
+    return WEFT_OK;
+}
+
+int weft_barrier_wait(weft_barrier b)
+{
+    int rc = sync_check(b, MAGIC_BARRIER);
+    if (rc) return rc;
+    struct weft_unit_s *self;
+    int kind = sync_wait_kind(&self);
+    spin_lock(&b->lock);
+    if (b->arrived + 1 == b->n) { /* the last: release everyone */
+        struct waiter *w = b->queue.head;
+        b->queue = (struct waitq){0};
+        b->arrived = 0;
+        spin_unlock(&b->lock);
+        while (w) {
+            struct waiter *next = w->next; /* w is gone once woken */
+            waiter_wake(w);
+            w = next;
+        }
+        return WEFT_OK;
+    }
+    if (kind < 0) { /* a tasklet may only be the last */
+        spin_unlock(&b->lock);
+        return -kind;
+    }
+    b->arrived++;
+    struct sync_wait sw;
+    sync_wait_begin(&sw, self, &b->lock, &b->queue, UINT64_MAX); /* no deadline: no timer, fine under the lock */
+    waitq_push_back(&b->queue, &sw.w);
+    return sync_wait_block(&sw);
+}
+
+/* ---------- streams ---------- */
+
+struct weft_xstream_barrier_s {
+    _Atomic uint32_t magic;
+    unsigned n;
+    _Atomic unsigned arrived;
+    _Atomic uint32_t generation; /* a futex: bumped by the last arrival */
+    _Atomic uint32_t n_waiting;  /* in the futex wait, or about to be */
+} __attribute__((aligned(CACHE_LINE)));
+
+int weft_xstream_barrier_create(int n, weft_xstream_barrier *out)
+{
+    if (!out) return WEFT_ERR_INVALID;
+    *out = NULL;
+    if (n < 1) return WEFT_ERR_INVALID;
+    struct weft_xstream_barrier_s *b = obj_alloc(OBJ_XBARRIER, sizeof *b);
+    if (!b) return WEFT_ERR_NOMEM;
+    b->n = (unsigned)n;
+    atomic_store(&b->arrived, 0);
+    atomic_store(&b->generation, 0);
+    atomic_store(&b->n_waiting, 0);
+    atomic_store_explicit(&b->magic, MAGIC_XBARRIER, memory_order_release);
+    *out = b;
+    return WEFT_OK;
+}
+
+int weft_xstream_barrier_free(weft_xstream_barrier *bp)
+{
+    if (!bp) return WEFT_ERR_INVALID;
+    struct weft_xstream_barrier_s *b = *bp;
+    int rc = sync_check(b, MAGIC_XBARRIER);
+    if (rc) return rc;
+    if (atomic_load(&b->arrived)) return WEFT_ERR_BUSY;
+    atomic_store(&b->magic, MAGIC_XBARRIER_DEAD);
+    obj_retire(OBJ_XBARRIER, b);
+    *bp = NULL;
+    return WEFT_OK;
+}
+
+int weft_xstream_barrier_wait(weft_xstream_barrier b)
+{
+    int rc = sync_check(b, MAGIC_XBARRIER);
+    if (rc) return rc;
+    uint32_t gen = atomic_load_explicit(&b->generation, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 == b->n) {
+        atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+        /* seq_cst: this bump and the waiters' count are a store-load pair
+         * each way; one side sees the other. */
+        atomic_fetch_add(&b->generation, 1);
+        if (atomic_load(&b->n_waiting))
+            syscall(SYS_futex, &b->generation, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+        return WEFT_OK;
+    }
+    /* Streams arrive close together in the common case: spin first. */
+    for (unsigned i = 0; i < 4096; i++) {
+        if (atomic_load_explicit(&b->generation, memory_order_acquire) != gen) return WEFT_OK;
+        if (i < 1024) cpu_relax();
+        else sched_yield();
+    }
+    atomic_fetch_add(&b->n_waiting, 1);
+    while (atomic_load(&b->generation) == gen)
+        syscall(SYS_futex, &b->generation, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
+    atomic_fetch_sub(&b->n_waiting, 1);
+    return WEFT_OK;
+}

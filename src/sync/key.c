@@ -1,0 +1,175 @@
+/* Keys: storage local to a work unit. A ULT's or tasklet's values live in
+ * a table hung off its descriptor, so they follow it when it migrates; the
+ * main ULT, scheduler contexts and plain threads use a table of their OS
+ * thread. Each call finds the table afresh from the running unit: nothing
+ * caches a thread-local address across a switch.
+ *
+ * Key slots are reused after weft_key_free(); a slot remembers the
+ * generation of the key that wrote it, so a new key never reads an old
+ * key's value. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sync_internal.h"
+
+#define MAGIC_KEY 0x574b4559u /* "WKEY" */
+#define MAGIC_KEY_DEAD 0x776b6579u
+#define MAX_KEYS 4096
+
+struct weft_key_s {
+    _Atomic uint32_t magic;
+    uint32_t gen;
+    unsigned index;
+    void (*dtor)(void *);
+} __attribute__((aligned(CACHE_LINE)));
+
+struct key_slot {
+    void *value;
+    uint32_t gen; /* 0: never written */
+};
+
+struct key_table {
+    unsigned cap;
+    struct key_slot slot[];
+};
+
+static pthread_mutex_t keys_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct weft_key_s *keys_by_index[MAX_KEYS]; /* live keys, for destructors */
+static unsigned keys_used;                          /* indexes handed out so far */
+static unsigned free_index[MAX_KEYS], n_free_index;
+static uint32_t next_gen = 1;
+
+static pthread_key_t thread_keys;
+static pthread_once_t thread_keys_once = PTHREAD_ONCE_INIT;
+static __thread struct key_table *thread_table;
+
+static void table_release(struct key_table *t);
+static void thread_table_release(void *t) { table_release(t); }
+static void thread_keys_init(void) { pthread_key_create(&thread_keys, thread_table_release); }
+
+/* The running unit's table (NULL: none yet), and where its pointer lives. */
+static struct key_table **caller_table(void)
+{
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (xs) {
+        struct weft_unit_s *u = xs->cur;
+        if (u->kind == KIND_ULT || u->kind == KIND_TASKLET) return (struct key_table **)&u->keys;
+    }
+    return &thread_table;
+}
+
+int weft_key_create(void (*destructor)(void *), weft_key *out)
+{
+    if (!out) return WEFT_ERR_INVALID;
+    *out = NULL;
+    struct weft_key_s *k = obj_alloc(OBJ_KEY, sizeof *k);
+    if (!k) return WEFT_ERR_NOMEM;
+    pthread_mutex_lock(&keys_lock);
+    unsigned index;
+    if (n_free_index) index = free_index[--n_free_index];
+    else if (keys_used < MAX_KEYS) index = keys_used++;
+    else index = MAX_KEYS;
+    if (index < MAX_KEYS) {
+        k->gen = next_gen++;
+        if (!next_gen) next_gen = 1;
+        k->index = index;
+        k->dtor = destructor;
+        keys_by_index[index] = k;
+        atomic_store_explicit(&k->magic, MAGIC_KEY, memory_order_release);
+    }
+    pthread_mutex_unlock(&keys_lock);
+    if (index == MAX_KEYS) {
+        obj_retire(OBJ_KEY, k);
+        return WEFT_ERR_NOMEM;
+    }
+    *out = k;
+    return WEFT_OK;
+}
+
+int weft_key_free(weft_key *kp)
+{
+    if (!kp) return WEFT_ERR_INVALID;
+    struct weft_key_s *k = *kp;
+    pthread_mutex_lock(&keys_lock);
+    int rc = sync_check(k, MAGIC_KEY);
+    if (!rc) {
+        atomic_store(&k->magic, MAGIC_KEY_DEAD);
+        keys_by_index[k->index] = NULL;
+        free_index[n_free_index++] = k->index;
+    }
+    pthread_mutex_unlock(&keys_lock);
+    if (rc) return rc;
+    obj_retire(OBJ_KEY, k);
+    *kp = NULL;
+    return WEFT_OK;
+}
+
+int weft_key_set(weft_key k, void *value)
+{
+    int rc = sync_check(k, MAGIC_KEY);
+    if (rc) return rc;
+    struct key_table **tp = caller_table(), *t = *tp;
+    if (!t || k->index >= t->cap) {
+        if (!value) return WEFT_OK; /* NULL is what an unset slot reads */
+        unsigned cap = t ? t->cap : 0, want = cap ? cap : 8;
+        while (want <= k->index) want *= 2;
+        struct key_table *n = realloc(t, sizeof *n + want * sizeof n->slot[0]);
+        if (!n) return WEFT_ERR_NOMEM;
+        memset(&n->slot[cap], 0, (want - cap) * sizeof n->slot[0]);
+        n->cap = want;
+        if (tp == &thread_table && !t) {
+            pthread_once(&thread_keys_once, thread_keys_init);
+            pthread_setspecific(thread_keys, n); /* destructors at thread exit */
+        } else if (tp == &thread_table) {
+            pthread_setspecific(thread_keys, n);
+        }
+        *tp = t = n;
+    }
+    t->slot[k->index] = (struct key_slot){value, k->gen};
+    return WEFT_OK;
+}
+
+int weft_key_get(weft_key k, void **value)
+{
+    int rc = sync_check(k, MAGIC_KEY);
+    if (rc) return rc;
+    if (!value) return WEFT_ERR_INVALID;
+    struct key_table *t = *caller_table();
+    *value = t && k->index < t->cap && t->slot[k->index].gen == k->gen ? t->slot[k->index].value : NULL;
+    return WEFT_OK;
+}
+
+/* Call the destructors of the values in `t`, then free it. A destructor
+ * may set keys again: up to four rounds, as pthreads does. */
+static void table_release(struct key_table *t)
+{
+    for (int round = 0; t && round < 4; round++) {
+        bool again = false;
+        for (unsigned i = 0; i < t->cap; i++) {
+            struct key_slot s = t->slot[i];
+            if (!s.value) continue;
+            t->slot[i].value = NULL;
+            pthread_mutex_lock(&keys_lock);
+            struct weft_key_s *k = keys_by_index[i];
+            void (*dtor)(void *) = k && k->gen == s.gen ? k->dtor : NULL;
+            pthread_mutex_unlock(&keys_lock);
+            if (dtor) {
+                dtor(s.value);
+                again = true;
+            }
+        }
+        if (!again) break;
+    }
+    free(t);
+}
+
+void keys_unit_end(struct weft_unit_s *u)
+{
+    /* Destructors run as `u` (its key_set lands in u->keys again). */
+    while (u->keys) {
+        struct key_table *t = u->keys;
+        u->keys = NULL;
+        table_release(t);
+    }
+}

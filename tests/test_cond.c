@@ -1,0 +1,257 @@
+/* Condition variables: producers and consumers (ULTs on every stream and a
+ * plain thread) through a bounded buffer; broadcast; timed waits that
+ * expire and that are signalled first, in ULTs and plain threads;
+ * recursive mutexes keep their depth; misuse answered with errors. */
+#define _GNU_SOURCE
+#include <pthread.h>
+
+#include "check.h"
+
+#define STREAMS 2
+#define CAP 8
+
+static int PER = 2000; /* items per producer; WEFT_STRESS_N / 20 when smaller */
+
+static weft_mutex g_m;
+static weft_cond g_not_full, g_not_empty;
+static long g_buf[CAP];
+static int g_head, g_n;
+static long g_sum;
+static int g_consumed;
+
+static void produce(void *arg)
+{
+    long base = (long)(intptr_t)arg * 1000000;
+    for (int i = 1; i <= PER; i++) {
+        CHECK_OK(weft_mutex_lock(g_m));
+        while (g_n == CAP) CHECK_OK(weft_cond_wait(g_not_full, g_m));
+        g_buf[(g_head + g_n++) % CAP] = base + i;
+        CHECK_OK(weft_cond_signal(g_not_empty));
+        CHECK_OK(weft_mutex_unlock(g_m));
+    }
+}
+
+/* Takes items until `total` have been consumed by all consumers. */
+static int g_total;
+static void consume(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        CHECK_OK(weft_mutex_lock(g_m));
+        while (g_n == 0 && g_consumed < g_total) CHECK_OK(weft_cond_wait(g_not_empty, g_m));
+        if (g_consumed == g_total) {
+            CHECK_OK(weft_cond_broadcast(g_not_empty)); /* the others are done too */
+            CHECK_OK(weft_mutex_unlock(g_m));
+            return;
+        }
+        g_sum += g_buf[g_head];
+        g_head = (g_head + 1) % CAP;
+        g_n--;
+        g_consumed++;
+        CHECK_OK(weft_cond_signal(g_not_full));
+        CHECK_OK(weft_mutex_unlock(g_m));
+    }
+}
+
+static void *thread_consume(void *arg)
+{
+    consume(arg);
+    return NULL;
+}
+
+/* Broadcast wakes every waiter. */
+static int g_go, g_woke, g_waiting;
+static void wait_go(void *arg)
+{
+    (void)arg;
+    CHECK_OK(weft_mutex_lock(g_m));
+    g_waiting++;
+    while (!g_go) CHECK_OK(weft_cond_wait(g_not_empty, g_m));
+    g_woke++;
+    CHECK_OK(weft_mutex_unlock(g_m));
+}
+
+/* A timed wait nobody signals ends at its deadline, mutex held again. */
+static void timed_expire(void *arg)
+{
+    (void)arg;
+    CHECK_OK(weft_mutex_lock(g_m));
+    uint64_t t0 = weft_time_ns(), deadline = t0 + 20 * 1000000ull;
+    CHECK_RC(weft_cond_timedwait(g_not_full, g_m, deadline), WEFT_ERR_TIMEDOUT);
+    CHECK(weft_time_ns() >= deadline);
+    CHECK_OK(weft_mutex_unlock(g_m)); /* held again */
+    /* A deadline already past: at once, the mutex never let go. */
+    CHECK_OK(weft_mutex_lock(g_m));
+    CHECK_RC(weft_cond_timedwait(g_not_full, g_m, t0), WEFT_ERR_TIMEDOUT);
+    CHECK_OK(weft_mutex_unlock(g_m));
+}
+
+static void *thread_timed_expire(void *arg)
+{
+    timed_expire(arg);
+    return NULL;
+}
+
+/* A timed wait signalled before its deadline returns OK; its timer must
+ * not fire later (the stream could not stop with a timer left armed). */
+static int g_flag;
+static void timed_signalled(void *arg)
+{
+    (void)arg;
+    CHECK_OK(weft_mutex_lock(g_m));
+    uint64_t deadline = weft_time_ns() + 10ull * 1000000000ull;
+    while (!g_flag) CHECK_OK(weft_cond_timedwait(g_not_full, g_m, deadline));
+    CHECK(weft_time_ns() < deadline);
+    CHECK_OK(weft_mutex_unlock(g_m));
+}
+
+static void *thread_timed_signalled(void *arg)
+{
+    timed_signalled(arg);
+    return NULL;
+}
+
+static void set_flag(void)
+{
+    CHECK_OK(weft_mutex_lock(g_m));
+    g_flag = 1;
+    CHECK_OK(weft_cond_broadcast(g_not_full));
+    CHECK_OK(weft_mutex_unlock(g_m));
+}
+
+/* A recursive mutex is released at its full depth and retaken at it. */
+static weft_mutex g_r;
+static void recursive_wait(void *arg)
+{
+    (void)arg;
+    CHECK_OK(weft_mutex_lock(g_r));
+    CHECK_OK(weft_mutex_lock(g_r));
+    while (!g_flag) CHECK_OK(weft_cond_wait(g_not_full, g_r));
+    CHECK_OK(weft_mutex_unlock(g_r));
+    CHECK_OK(weft_mutex_unlock(g_r));
+    CHECK(weft_mutex_unlock(g_r) == WEFT_ERR_NOT_OWNER);
+}
+static void recursive_signal(void *arg)
+{
+    (void)arg;
+    CHECK_OK(weft_mutex_lock(g_r)); /* free: the waiter let go of both levels */
+    g_flag = 1;
+    CHECK_OK(weft_cond_signal(g_not_full));
+    CHECK_OK(weft_mutex_unlock(g_r));
+}
+
+static void in_tasklet(void *arg)
+{
+    (void)arg;
+    CHECK_OK(weft_mutex_lock(g_m));
+    CHECK(weft_cond_wait(g_not_full, g_m) == WEFT_ERR_TASKLET_BLOCKS);
+    CHECK_OK(weft_mutex_unlock(g_m));
+    CHECK_OK(weft_cond_signal(g_not_full)); /* signalling is fine */
+}
+
+static void run_on(int rank, void (*fn)(void *), weft_thread *t)
+{
+    weft_xstream xs;
+    CHECK_OK(weft_xstream_get(rank, &xs));
+    CHECK_OK(weft_thread_create_to(xs, fn, NULL, NULL, t));
+}
+
+int main(void)
+{
+    const char *env = getenv("WEFT_STRESS_N");
+    if (env && atoi(env) / 20 < PER) PER = atoi(env) / 20 > 100 ? atoi(env) / 20 : 100;
+    start_weft(STREAMS);
+    CHECK_OK(weft_mutex_create(NULL, &g_m));
+    CHECK_OK(weft_cond_create(&g_not_full));
+    CHECK_OK(weft_cond_create(&g_not_empty));
+
+    /* Producers and consumers: 8 + 8 ULTs over the streams, 1 thread. */
+    enum { P = 8, C = 8 };
+    g_total = P * PER;
+    weft_thread t[P + C];
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, thread_consume, NULL) == 0);
+    for (int i = 0; i < P; i++) {
+        weft_xstream xs;
+        CHECK_OK(weft_xstream_get(i % STREAMS, &xs));
+        CHECK_OK(weft_thread_create_to(xs, produce, (void *)(intptr_t)i, NULL, &t[i]));
+        CHECK_OK(weft_thread_create_to(xs, consume, NULL, NULL, &t[P + i]));
+    }
+    CHECK_OK(weft_thread_free_many(P + C, t));
+    CHECK(pthread_join(th, NULL) == 0);
+    long want = 0;
+    for (long i = 0; i < P; i++) want += i * 1000000L * PER + (long)PER * (PER + 1) / 2;
+    CHECK(g_consumed == g_total && g_sum == want && g_n == 0);
+
+    /* Broadcast, with main among the waiters' stream mates. */
+    weft_thread w[6];
+    for (int i = 0; i < 6; i++) run_on(i % STREAMS, wait_go, &w[i]);
+    for (int waiting = 0; waiting < 6;) { /* until all six wait */
+        CHECK_OK(weft_yield());
+        CHECK_OK(weft_mutex_lock(g_m));
+        waiting = g_waiting;
+        CHECK_OK(weft_mutex_unlock(g_m));
+    }
+    CHECK(weft_cond_free(&g_not_empty) == WEFT_ERR_BUSY); /* waited on */
+    CHECK_OK(weft_mutex_lock(g_m));
+    g_go = 1;
+    CHECK_OK(weft_mutex_unlock(g_m));
+    CHECK_OK(weft_mutex_lock(g_m));
+    CHECK_OK(weft_cond_broadcast(g_not_empty));
+    CHECK_OK(weft_mutex_unlock(g_m));
+    CHECK_OK(weft_thread_free_many(6, w));
+    CHECK(g_woke == 6);
+
+    /* Timed waits that expire: a ULT on each stream, a plain thread, main. */
+    weft_thread te[2];
+    run_on(0, timed_expire, &te[0]);
+    run_on(1, timed_expire, &te[1]);
+    CHECK(pthread_create(&th, NULL, thread_timed_expire, NULL) == 0);
+    timed_expire(NULL);
+    CHECK_OK(weft_thread_free_many(2, te));
+    CHECK(pthread_join(th, NULL) == 0);
+
+    /* Timed waits signalled in time. */
+    g_flag = 0;
+    run_on(0, timed_signalled, &te[0]);
+    run_on(1, timed_signalled, &te[1]);
+    CHECK(pthread_create(&th, NULL, thread_timed_signalled, NULL) == 0);
+    for (int i = 0; i < 10; i++) CHECK_OK(weft_yield());
+    set_flag();
+    CHECK_OK(weft_thread_free_many(2, te));
+    CHECK(pthread_join(th, NULL) == 0);
+
+    /* Recursive mutex. */
+    weft_mutex_attr rattr = {.recursive = 1};
+    CHECK_OK(weft_mutex_create(&rattr, &g_r));
+    g_flag = 0;
+    weft_thread r[2];
+    run_on(1, recursive_wait, &r[0]);
+    run_on(1, recursive_signal, &r[1]);
+    CHECK_OK(weft_thread_free_many(2, r));
+    CHECK_OK(weft_mutex_free(&g_r));
+
+    /* Misuse. */
+    CHECK(weft_cond_wait(g_not_full, g_m) == WEFT_ERR_NOT_OWNER);
+    CHECK(weft_cond_timedwait(g_not_full, g_m, 0) == WEFT_ERR_NOT_OWNER);
+    weft_thread tk;
+    CHECK_OK(weft_tasklet_create(self_pool(), in_tasklet, NULL, &tk));
+    CHECK_OK(weft_thread_free(&tk));
+    weft_cond stale = g_not_full;
+    CHECK_OK(weft_cond_free(&g_not_full));
+    CHECK(g_not_full == NULL);
+    CHECK(weft_cond_free(&stale) == WEFT_ERR_HANDLE);
+    CHECK(weft_cond_signal(stale) == WEFT_ERR_HANDLE);
+    CHECK_OK(weft_mutex_lock(g_m));
+    CHECK(weft_cond_wait(stale, g_m) == WEFT_ERR_HANDLE);
+    CHECK_OK(weft_mutex_unlock(g_m));
+    CHECK(weft_cond_signal(NULL) == WEFT_ERR_HANDLE);
+    CHECK(weft_cond_free(NULL) == WEFT_ERR_INVALID);
+    CHECK(weft_cond_create(NULL) == WEFT_ERR_INVALID);
+    CHECK_OK(weft_cond_free(&g_not_empty));
+    CHECK_OK(weft_mutex_free(&g_m));
+
+    CHECK_OK(weft_finalize());
+    printf("cond: ok\n");
+    return 0;
+}
