@@ -10,7 +10,7 @@
 #define STREAMS 2
 #define CAP 8
 
-static int PER = 2000; /* items per producer; WEFT_STRESS_N / 20 when smaller */
+static int PER = 100; /* items per producer; fewer under WEFT_STRESS_N (sanitizers) */
 
 static weft_mutex g_m;
 static weft_cond g_not_full, g_not_empty;
@@ -159,14 +159,14 @@ static void run_on(int rank, void (*fn)(void *), weft_thread *t)
 int main(void)
 {
     const char *env = getenv("WEFT_STRESS_N");
-    if (env && atoi(env) / 20 < PER) PER = atoi(env) / 20 > 100 ? atoi(env) / 20 : 100;
+    if (env && atoi(env) / 1000 < PER) PER = atoi(env) / 1000 > 10 ? atoi(env) / 1000 : 10;
     start_weft(STREAMS);
     CHECK_OK(weft_mutex_create(NULL, &g_m));
     CHECK_OK(weft_cond_create(&g_not_full));
     CHECK_OK(weft_cond_create(&g_not_empty));
 
-    /* Producers and consumers: 8 + 8 ULTs over the streams, 1 thread. */
-    enum { P = 8, C = 8 };
+    /* Producers and consumers: 256 + 256 ULTs over the streams, 1 thread. */
+    enum { P = 256, C = 256 };
     g_total = P * PER;
     weft_thread t[P + C];
     pthread_t th;

@@ -12,7 +12,7 @@
 static weft_rwlock g_l;
 static int g_readers, g_writers, g_max_readers; /* inside the lock */
 static long g_value;
-static int ITERS = 300;
+static int ITERS = 30;
 
 static void reader(void *arg)
 {
@@ -79,12 +79,12 @@ static void in_tasklet(void *arg)
 int main(void)
 {
     const char *env = getenv("WEFT_STRESS_N");
-    if (env && atoi(env) / 60 < ITERS) ITERS = atoi(env) / 60 > 30 ? atoi(env) / 60 : 30;
+    if (env && atoi(env) / 2000 < ITERS) ITERS = atoi(env) / 2000 > 6 ? atoi(env) / 2000 : 6;
     start_weft(STREAMS);
     CHECK_OK(weft_rwlock_create(&g_l));
 
-    enum { R = 12, W = 4 };
-    weft_thread t[R + W];
+    enum { R = 1000, W = 100 };
+    static weft_thread t[R + W];
     pthread_t th;
     CHECK(pthread_create(&th, NULL, thread_writer, NULL) == 0);
     for (int i = 0; i < R + W; i++) {
