@@ -38,7 +38,15 @@ PROGRAMS = [
     ("bench_tlb", ["weft huge-page stacks"]),
     ("bench_pthreads", ["pthreads"]),
     ("bench_boost", ["boost-context"]),
+    # Synchronisation and idle streams, weft and pthreads in one process.
+    ("bench_sync", ["weft-ult (sync)", "pthreads (sync)"]),
 ]
+
+# Experiments of bench_sync: their own section and one chart, not the
+# per-thread-count summary (their peers differ in kind, e.g. pinned or not).
+SYNC = ["mutex_uncontended", "mutex_contended", "eventual_pingpong", "barrier", "wake_latency"]
+# Wake-up of a sleeping stream: the target of the synchronisation issue.
+WAKE_TARGET_NS = 100_000
 
 # Targets of the core-runtime issue, checked in the report (ns, 1 stream).
 TARGETS = [
@@ -175,6 +183,8 @@ def plot(results, outdir):
             continue
         if exp in ("feature_cost", "stack_touch", "second_stream", "yield_to_pair"):  # tables, no plot
             continue
+        if exp in SYNC:  # one chart for all of them, below
+            continue
         fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=110)
         for lab in sorted({label(r) for r in rows}):
             pts = sorted((r["threads"], r["median"], r["min"], r["max"]) for r in rows if label(r) == lab)
@@ -203,7 +213,35 @@ def plot(results, outdir):
         fig.savefig(os.path.join(outdir, name))
         plt.close(fig)
         pngs.append((exp, name))
+    sync = [r for r in results if r["experiment"] in SYNC]
+    if sync:
+        pngs.append(plot_sync(sync, outdir, plt, matplotlib))
     return pngs
+
+
+def plot_sync(rows, outdir, plt, matplotlib):
+    """One horizontal bar per measured point, grouped by experiment, log
+    scale: weft and its peer side by side, whiskers min..max."""
+    rows = sorted(rows, key=lambda r: (SYNC.index(r["experiment"]), r["threads"], not r["runtime"].startswith("weft")))
+    fig, ax = plt.subplots(figsize=(7.5, 0.38 * len(rows) + 1.2), dpi=110)
+    ys = list(range(len(rows)))[::-1]
+    med = [r["median"] for r in rows]
+    err = [[r["median"] - r["min"] for r in rows], [r["max"] - r["median"] for r in rows]]
+    colors = ["#1f77b4" if r["runtime"].startswith("weft") else "#aaaaaa" for r in rows]
+    ax.barh(ys, med, xerr=err, color=colors, capsize=2, error_kw={"elinewidth": 0.8})
+    ax.set_yticks(ys)
+    ax.set_yticklabels([f"{r['experiment'].replace('_', ' ')}, {r['threads']}: {label(r)}" for r in rows], fontsize=7)
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+    for y, r in zip(ys, rows):
+        ax.text(r["median"], y, f" {fmt(r['median'])}", va="center", fontsize=6)
+    ax.set_xlabel("ns per operation, median (log scale; whiskers: min..max)\nblue: weft, grey: pthreads", fontsize=8)
+    ax.set_title("synchronisation and wake-up")
+    ax.grid(True, axis="x", which="major", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "sync.png"))
+    plt.close(fig)
+    return ("synchronisation", "sync.png")
 
 
 def fmt(v):
@@ -253,6 +291,26 @@ def pair_section(res):
         out.append(f"| {r['runtime']} | {r['pool']} | {alone} ns | {tog} ns | {r['loss_pct']:+.1f}% | "
                    f"{r['loss_pct_min']:+.1f}% .. {r['loss_pct_max']:+.1f}% |")
     out.append("")
+    return out
+
+
+def sync_section(res):
+    rows = [r for r in res if r["experiment"] in SYNC]
+    if not rows:
+        return []
+    out = ["## Synchronisation and idle streams\n",
+           "Each weft primitive against the pthreads one, same process, same run (bench_sync.c). A blocked "
+           "ULT leaves its stream to other work; a blocked thread leaves its core to the kernel.\n",
+           "| experiment | streams / threads | runtime | median | [min .. max] |", "|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (SYNC.index(r["experiment"]), r["threads"],
+                                         not r["runtime"].startswith("weft"))):
+        out.append(f"| {r['experiment']} | {r['threads']} | {label(r)} | {fmt(r['median'])} ns | "
+                   f"[{fmt(r['min'])} .. {fmt(r['max'])}] |")
+    out += ["", "Wake-up: when the woken thread must run on another CPU that is idle, this VM's host takes "
+            "tens of microseconds to wake that virtual CPU, for a weft stream and a pinned pthread alike; "
+            "compare the weft row with the pinned pthread row. An unpinned thread is often woken on the "
+            "waker's own CPU, which a stream bound to its core cannot be. `WEFT_WAIT_POLICY=active` (or a "
+            "longer `WEFT_SPIN_US`) trades the idle core for the latency.\n"]
     return out
 
 
@@ -350,7 +408,7 @@ def report(doc, absent, pngs, outdir, quick):
     out.append("| experiment | threads | weft best | peer best | peer / weft |")
     out.append("|---|---|---|---|---|")
     for exp in sorted({r["experiment"] for r in res} - {"join_breakdown", "feature_cost", "stack_touch",
-                                                         "second_stream", "yield_to_pair"}):
+                                                         "second_stream", "yield_to_pair"} - set(SYNC)):
         for th in sorted({r["threads"] for r in res if r["experiment"] == exp}):
             rows = [r for r in res if r["experiment"] == exp and r["threads"] == th]
             w = [r for r in rows if r["runtime"].startswith("weft")]
@@ -387,8 +445,15 @@ def report(doc, absent, pngs, outdir, quick):
                     key=lambda x: x["runtime"]):
         out.append(f"| {r['runtime']}, private pools: {r['threads']} streams against 1, same CPU (below) | "
                    f"<= +10% | {r['loss_pct']:+.1f}% | {'yes' if r['loss_pct'] <= 10 else 'no'} |")
+    wake = [x for x in res if x["experiment"] == "wake_latency" and x["runtime"].startswith("weft")]
+    if wake:
+        w = wake[0]
+        out.append(f"| a unit pushed to a sleeping stream starts (median of {w['runs']} wake-ups) | "
+                   f"<= {WAKE_TARGET_NS / 1000:.0f} us | {w['median'] / 1000:.1f} us | "
+                   f"{'yes' if w['median'] <= WAKE_TARGET_NS else 'no'} |")
     out.append("")
     out += scaling_section(res)
+    out += sync_section(res)
     out += pair_section(res)
     out += breakdown_section(res)
     out += feature_section(res)
@@ -411,6 +476,17 @@ def report(doc, absent, pngs, outdir, quick):
     out.append("- **yield**: two ULTs per stream yield to each other 200,000 times each; time per yield.")
     out.append("- **yield_to**: the same with yield-to (no scheduler); boost-context is two raw "
                "`jump_fcontext` contexts passing control, the floor for a user-level switch.")
+    out.append("- **mutex_uncontended**: one ULT (one thread) locks and unlocks 1,000,000 times; time per pair.")
+    out.append("- **mutex_contended**: 200,000 increments of one counter under one mutex, shared by 4 ULTs per "
+               "stream (weft) or by one OS thread per stream (pthreads); time per increment.")
+    out.append("- **eventual_pingpong**: two ULTs pass control through two eventuals (set, wait, reset), 20,000 "
+               "round trips, both on one stream or one on each; pthreads: two threads taking turns with a "
+               "mutex and a condition variable.")
+    out.append("- **barrier**: one ULT per stream (one thread each) meets 20,000 times; time per round.")
+    out.append("- **wake_latency**: stream 1 has been idle for 2 ms (asleep under the default hybrid policy); "
+               "the time from pushing a ULT to it to that ULT's first instruction, 1,000 wake-ups (200 with "
+               "`--quick`). Peer: a thread asleep on a condition variable, pinned to stream 1's CPU (the same "
+               "cross-CPU wake-up) and unpinned.")
     out.append("- **yield_to_pair**: weft's yield-to (two ULTs, one stream) and the Boost.Context jump "
                "measured in turn in one process, 21 pairs (9 with `--quick`); the target row gives the median "
                "of the per-pair ratios. Two programs run a minute apart drift on this VM by more than the "

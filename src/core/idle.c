@@ -223,7 +223,7 @@ void xs_idle(struct weft_xstream_s *xs, struct weft_sched_s *s, unsigned *idle, 
         uint64_t now = clock_ns();
         if (!*idle_since) *idle_since = now;
         if (now - *idle_since < atomic_load_explicit(&weft_g.spin_ns, memory_order_relaxed)) {
-            if (n & 1) sched_yield();
+            if ((n & 15) == 0) sched_yield(); /* let other threads have the core now and then */
             else cpu_relax();
             return;
         }
