@@ -10,7 +10,7 @@
 #define STREAMS 2
 #define CAP 8
 
-static int PER = 100; /* items per producer; fewer under WEFT_STRESS_N (sanitizers) */
+static int PER = 50; /* items per producer; fewer under WEFT_STRESS_N (sanitizers) */
 
 static weft_mutex g_m;
 static weft_cond g_not_full, g_not_empty;
@@ -165,10 +165,10 @@ int main(void)
     CHECK_OK(weft_cond_create(&g_not_full));
     CHECK_OK(weft_cond_create(&g_not_empty));
 
-    /* Producers and consumers: 256 + 256 ULTs over the streams, 1 thread. */
-    enum { P = 256, C = 256 };
+    /* Producers and consumers: 1024 + 1024 ULTs over the streams, 1 thread. */
+    enum { P = 1024, C = 1024 };
     g_total = P * PER;
-    weft_thread t[P + C];
+    static weft_thread t[P + C];
     pthread_t th;
     CHECK(pthread_create(&th, NULL, thread_consume, NULL) == 0);
     for (int i = 0; i < P; i++) {

@@ -82,6 +82,12 @@ static void fan_wait(void *arg)
     CHECK(g_cb_sum == (long)FAN * (FAN + 1) / 2); /* the callback ran first */
 }
 
+static void *thread_fan_wait(void *arg)
+{
+    fan_wait(arg);
+    return NULL;
+}
+
 static void timed(void *arg)
 {
     (void)arg;
@@ -159,7 +165,9 @@ int main(void)
     static weft_thread fan[FAN + 4];
     for (int i = 0; i < 4; i++) run_on(i % STREAMS, fan_wait, NULL, &fan[FAN + i]);
     for (int i = 0; i < FAN; i++) run_on(i % STREAMS, fan_in, (void *)(intptr_t)(i + 1), &fan[i]);
+    CHECK(pthread_create(&th, NULL, thread_fan_wait, NULL) == 0); /* a plain thread waits too */
     CHECK_OK(weft_thread_free_many(FAN + 4, fan));
+    CHECK(pthread_join(th, NULL) == 0);
     CHECK_OK(weft_future_test(g_f, &ready));
     CHECK(ready);
     long sum = 0;

@@ -11,8 +11,8 @@
  * - hand-off when the waiter is a ULT that may run on the unlocker's
  *   stream: the unlocker switches to it at once (seed 004 section 5.2), a
  *   switch of a few nanoseconds;
- * - hand-off when a waiter has waited longer than STARVE_NS (the mutex is
- *   then `starving` until its queue drains or a waiter gets it quickly): no
+ * - hand-off when the first waiter has waited longer than STARVE_NS and
+ *   lost a competition (the mutex is `starving` until it is served): no
  *   waiter waits for ever;
  * - otherwise wake it to compete. Handing the mutex to a unit that must
  *   first be scheduled on another stream would keep it idle for that long
@@ -101,14 +101,17 @@ static int mutex_wait(struct weft_mutex_s *m, uintptr_t me, bool high)
         else waitq_push_back(&m->queue, &w);
         if (self) unit_park(self, &m->lock);
         else waiter_sleep(&m->lock, &w);
-        bool quick = clock_ns() - since < STARVE_NS;
         if (w.handed) { /* ours; the unlocker counted us out */
-            if (quick) atomic_store_explicit(&m->starving, 0, memory_order_relaxed);
+            /* The starving waiter is served: compete again. A long queue
+             * would otherwise stay in hand-off mode, one cross-stream wake
+             * per unlock, for as long as it is long. */
+            atomic_store_explicit(&m->starving, 0, memory_order_relaxed);
             return WEFT_OK;
         }
-        /* Woken to compete: back at the front if we lose. */
+        /* Woken to compete: back at the front if we lose; if we have
+         * waited too long, the next unlock hands it to us. */
         atomic_store(&m->woken, 0);
-        if (!quick) atomic_store(&m->starving, 1);
+        if (clock_ns() - since >= STARVE_NS) atomic_store(&m->starving, 1);
         front = true;
         spin_lock(&m->lock);
     }
