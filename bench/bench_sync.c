@@ -76,13 +76,15 @@ static void *pthread_uncontended(void *arg)
 static long g_counter;
 static int g_workers;
 
+static weft_mutex g_cm; /* the mutex of the contended runs */
+
 static void weft_contended(void *arg)
 {
     (void)arg;
     for (int i = 0; i < CONT_OPS / g_workers; i++) {
-        weft_mutex_lock(g_wm);
+        weft_mutex_lock(g_cm);
         g_counter++;
-        weft_mutex_unlock(g_wm);
+        weft_mutex_unlock(g_cm);
     }
 }
 
@@ -236,7 +238,8 @@ int main(int argc, char **argv)
     }
     bench_report("mutex_uncontended", "pthreads", 1, NULL, v, g_runs);
 
-    /* Contended, 1..maxs streams / threads. */
+    /* Contended, 1..maxs streams / threads; then a fair mutex on all. */
+    g_cm = g_wm;
     for (int s = 1; s <= maxs; s *= 2) {
         g_workers = 4 * s;
         MEASURE(v, CONT_OPS, (g_counter = 0, run_ults(g_workers, s, weft_contended)));
@@ -247,6 +250,14 @@ int main(int argc, char **argv)
         BENCH_CHECK(g_counter == (long)(CONT_OPS / g_workers) * g_workers);
         bench_report("mutex_contended", "pthreads", s, NULL, v, g_runs);
     }
+    weft_mutex_attr fair = {.fair = 1};
+    BENCH_CHECK(weft_mutex_create(&fair, &g_cm) == WEFT_OK);
+    g_workers = 4 * maxs;
+    MEASURE(v, CONT_OPS, (g_counter = 0, run_ults(g_workers, maxs, weft_contended)));
+    BENCH_CHECK(g_counter == (long)(CONT_OPS / g_workers) * g_workers);
+    bench_report("mutex_contended", "weft-ult", maxs, "\"label\": \"weft-ult (fair mutex, 4 ULTs per stream)\"", v,
+                 g_runs);
+    BENCH_CHECK(weft_mutex_free(&g_cm) == WEFT_OK);
 
     /* Eventual ping-pong: one stream, then two. */
     BENCH_CHECK(weft_eventual_create(0, &g_ping) == WEFT_OK);

@@ -478,7 +478,9 @@ def report(doc, absent, pngs, outdir, quick):
                "`jump_fcontext` contexts passing control, the floor for a user-level switch.")
     out.append("- **mutex_uncontended**: one ULT (one thread) locks and unlocks 1,000,000 times; time per pair.")
     out.append("- **mutex_contended**: 200,000 increments of one counter under one mutex, shared by 4 ULTs per "
-               "stream (weft) or by one OS thread per stream (pthreads); time per increment.")
+               "stream (weft) or by one OS thread per stream (pthreads); time per increment. The `fair mutex` row uses "
+               "`weft_mutex_attr.fair`: every unlock hands the mutex to the first waiter, on whatever stream it "
+               "waits.")
     out.append("- **eventual_pingpong**: two ULTs pass control through two eventuals (set, wait, reset), 20,000 "
                "round trips, both on one stream or one on each; pthreads: two threads taking turns with a "
                "mutex and a condition variable.")

@@ -390,7 +390,8 @@ int weft_sched_create_randws(int npools, const weft_pool *pools, weft_sched *out
 
 /* A user-defined scheduler. `run` is its loop: it takes units from its pools
  * (weft_pool_pop), runs each with weft_sched_run_unit(), calls
- * weft_sched_check_events() now and then, and returns once
+ * weft_sched_check_events() now and then and weft_sched_idle() when it
+ * found nothing (or its stream never sleeps), and returns once
  * weft_sched_has_to_stop() says so. While it runs, ULTs that yield, block or
  * end hand the stream back to it; it must not block itself (joins and waits
  * fail with WEFT_ERR_SCHED_BLOCKS) but may weft_yield() to the scheduler
@@ -446,6 +447,16 @@ int weft_sched_has_to_stop(weft_sched sched, int *stop);
  * this scheduler runs again). Errors: WEFT_ERR_HANDLE,
  * WEFT_ERR_CROSS_STREAM. Context: the scheduler's run function. */
 int weft_sched_check_events(weft_sched sched);
+
+/* For a user-defined scheduler that found nothing to run: one idle turn as
+ * the built-in ones take it, per the wait policy: spin, yield the core, or
+ * (the stream's main scheduler, after its spin budget) sleep until a unit
+ * is pushed to one of its pools or a timed wait on its stream expires.
+ * Also does weft_sched_check_events' housekeeping, without the turn of the
+ * scheduler below. Call it in a loop with weft_sched_has_to_stop.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_CROSS_STREAM.
+ * Context: the scheduler's run function. */
+int weft_sched_idle(weft_sched sched);
 
 /* Stack `sched` on `pool`: it becomes a unit of the pool and, when the
  * scheduler serving the pool picks it, runs on that stream (and stays
@@ -644,6 +655,11 @@ typedef struct weft_mutex_s *weft_mutex;
 
 typedef struct {
     int recursive; /* 1: the owner may lock again; as many unlocks free it */
+    /* 1: every unlock hands the mutex to the first waiter, on any stream
+     * (strict queue order). Fairer, and much slower under contention across
+     * streams: the mutex stays held by a waiter until its stream runs it
+     * (bench: mutex_contended). 0 (default): as described above. */
+    int fair;
 } weft_mutex_attr;
 
 /* Make a mutex; attr NULL means not recursive.

@@ -55,6 +55,24 @@ static void wake_many(weft_xstream xs, int rounds, int nap)
     CHECK(g_ran == before + rounds);
 }
 
+/* A user-defined scheduler that idles with weft_sched_idle. */
+static void user_run(weft_sched s)
+{
+    weft_pool p;
+    int n;
+    CHECK_OK(weft_sched_get_pools(s, 1, &p, &n));
+    for (;;) {
+        int stop;
+        CHECK_OK(weft_sched_has_to_stop(s, &stop));
+        if (stop) return;
+        weft_thread u;
+        CHECK_OK(weft_pool_pop(p, &u));
+        if (u) CHECK_OK(weft_sched_run_unit(s, u, p));
+        else CHECK_OK(weft_sched_idle(s));
+    }
+}
+static const weft_sched_ops user_ops = {.run = user_run};
+
 int main(void)
 {
     start_weft(2);
@@ -96,6 +114,32 @@ int main(void)
     CHECK_OK(weft_xstream_free(&x2));
     CHECK_OK(weft_sched_free(&s));
     CHECK_OK(weft_pool_free(&shared));
+
+    /* A user-defined scheduler sleeps too, through weft_sched_idle. */
+    weft_pool up;
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &up));
+    weft_sched us;
+    CHECK_OK(weft_sched_create(&user_ops, 1, &up, NULL, &us));
+    weft_xstream x3;
+    CHECK_OK(weft_xstream_create(us, &x3));
+    park_main(m, c, 50);
+    cpu0 = cpu_seconds();
+    t0 = weft_time_ns();
+    park_main(m, c, 1000);
+    wall = (weft_time_ns() - t0) * 1e-9;
+    cpu = cpu_seconds() - cpu0;
+    printf("idle with a user scheduler: %.1f%% of one core\n", 100 * cpu / wall);
+    CHECK(cpu < 0.05 * wall);
+    for (int i = 0; i < 100; i++) {
+        nap_ms(1);
+        weft_thread t;
+        CHECK_OK(weft_thread_create(up, note, x3, NULL, &t));
+        CHECK_OK(weft_thread_free(&t));
+    }
+    CHECK(weft_sched_idle(us) == WEFT_ERR_CROSS_STREAM); /* not from its context */
+    CHECK_OK(weft_xstream_free(&x3));
+    CHECK_OK(weft_sched_free(&us));
+    CHECK_OK(weft_pool_free(&up));
 
     /* Passive: sleep at once; still no lost wake-up. */
     CHECK_OK(weft_set_wait_policy(WEFT_WAIT_PASSIVE, 0));

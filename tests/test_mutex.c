@@ -84,6 +84,13 @@ static void in_tasklet(void *arg)
     CHECK(weft_mutex_trylock(m) == WEFT_ERR_BUSY);
 }
 
+/* A fair mutex is handed to the waiter on the unlock itself. */
+static void fair_waiter(void *arg)
+{
+    CHECK_OK(weft_mutex_lock(arg));
+    CHECK_OK(weft_mutex_unlock(arg));
+}
+
 static void not_owner(void *arg)
 {
     CHECK(weft_mutex_unlock(arg) == WEFT_ERR_NOT_OWNER);
@@ -146,6 +153,27 @@ int main(void)
     CHECK(weft_mutex_unlock(r) == WEFT_ERR_NOT_OWNER);
     CHECK_OK(weft_mutex_free(&r));
     CHECK(r == NULL);
+
+    /* Fair: handed to a waiter on another stream, never free in between. */
+    weft_mutex f;
+    weft_mutex_attr fattr = {.fair = 1};
+    CHECK_OK(weft_mutex_create(&fattr, &f));
+    for (int round = 0; round < 20; round++) {
+        CHECK_OK(weft_mutex_lock(f));
+        weft_xstream x1;
+        CHECK_OK(weft_xstream_get(1, &x1));
+        weft_thread fw;
+        CHECK_OK(weft_thread_create_to(x1, fair_waiter, f, NULL, &fw));
+        weft_thread_state st;
+        do {
+            CHECK_OK(weft_yield());
+            CHECK_OK(weft_thread_get_state(fw, &st));
+        } while (st != WEFT_STATE_BLOCKED); /* queued on f */
+        CHECK_OK(weft_mutex_unlock(f));
+        CHECK(weft_mutex_trylock(f) == WEFT_ERR_BUSY); /* it is the waiter's already */
+        CHECK_OK(weft_thread_free(&fw));
+    }
+    CHECK_OK(weft_mutex_free(&f));
 
     /* Misuse. */
     CHECK_OK(weft_mutex_lock(g_m));

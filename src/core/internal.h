@@ -168,6 +168,8 @@ struct weft_sched_s {
     int npools;
     unsigned rr;                       /* basic policy: the pool to try first */
     unsigned since_event;              /* picks since the last event check */
+    unsigned idle_n;                   /* user scheduler: weft_sched_idle turns since it ran a unit */
+    uint64_t idle_since;
     /* Stacked and running: the scheduler and context below it. */
     struct weft_sched_s *parent;
     struct weft_unit_s *parent_unit;

@@ -329,11 +329,23 @@ int weft_sched_check_events(weft_sched s)
     return WEFT_OK;
 }
 
+int weft_sched_idle(weft_sched s)
+{
+    struct weft_xstream_s *xs;
+    int rc = sched_caller(s, &xs);
+    if (rc) return rc;
+    sched_housekeep(xs);
+    xs_idle(xs, s, &s->idle_n, &s->idle_since);
+    sched_housekeep(xs); /* what woke it may have come through the inbox */
+    return WEFT_OK;
+}
+
 int weft_sched_run_unit(weft_sched s, weft_thread u, weft_pool pool)
 {
     struct weft_xstream_s *xs;
     int rc = sched_caller(s, &xs);
     if (rc) return rc;
+    s->idle_n = 0;
     if ((rc = unit_check(u)) || (rc = pool_check(pool))) return rc;
     if (u->kind == KIND_SCHED || u->in_pool || u->pool ||
         atomic_load_explicit(&u->state, memory_order_relaxed) != WEFT_STATE_READY ||

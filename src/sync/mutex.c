@@ -36,6 +36,7 @@ int weft_mutex_create(const weft_mutex_attr *attr, weft_mutex *out)
     struct weft_mutex_s *m = obj_alloc(OBJ_MUTEX, sizeof *m);
     if (!m) return WEFT_ERR_NOMEM;
     m->recursive = attr && attr->recursive;
+    m->fair = attr && attr->fair;
     atomic_store_explicit(&m->owner, 0, memory_order_relaxed);
     atomic_store_explicit(&m->n_waiters, 0, memory_order_relaxed);
     atomic_store_explicit(&m->woken, 0, memory_order_relaxed);
@@ -172,7 +173,7 @@ void mutex_release(struct weft_mutex_s *m, uintptr_t me, bool may_switch)
         return;
     }
     bool here = w->unit && may_switch && unit_can_handoff(w->unit);
-    if (here || atomic_load_explicit(&m->starving, memory_order_relaxed)) {
+    if (here || m->fair || atomic_load_explicit(&m->starving, memory_order_relaxed)) {
         /* Hand it over. Once released, only if it is still free. */
         uintptr_t expect = released ? 0 : me;
         if (!atomic_compare_exchange_strong(&m->owner, &expect, w->token)) {

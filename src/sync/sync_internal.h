@@ -23,6 +23,7 @@ static inline int sync_check(const void *obj, uint32_t magic)
 struct weft_mutex_s {
     _Atomic uint32_t magic; /* retired: bytes 8..15 link the free list */
     uint8_t recursive;
+    uint8_t fair;           /* strict hand-off to the first waiter */
     _Atomic uintptr_t owner;
     _Atomic long n_waiters; /* waiting: queued, about to be, or woken to compete */
     _Atomic uint32_t woken; /* a waiter is out competing for it */
