@@ -159,7 +159,7 @@ static void xs_sleep(struct weft_xstream_s *xs, struct weft_sched_s *s, uint64_t
     if (have_membarrier) syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
     if (!xs_has_work(xs, s)) {
         uint64_t now = clock_ns();
-        if (!have_membarrier && (deadline == UINT64_MAX || deadline - now > SLEEP_FALLBACK_NS))
+        if (!have_membarrier && deadline > now && deadline - now > SLEEP_FALLBACK_NS)
             deadline = now + SLEEP_FALLBACK_NS;
         if (deadline > now) {
             struct timespec ts, *tsp = NULL;
