@@ -1,0 +1,288 @@
+/* GLT over weft: the seed papers' patterns (a 1,000-element for loop, 1,000
+ * tasks from one ULT, tasks from every thread, a nested parallel for, an
+ * n-queens search with a ULT per branch) with checked results, and every
+ * GLT call. */
+#include <pthread.h>
+
+#include "check.h"
+#include "glt.h"
+
+#define N 1000
+
+static double g_v[N];
+static int g_nth;
+
+/* For loop: thread i scales its chunk. */
+static void chunk(void *arg)
+{
+    int t = (int)(intptr_t)arg, lo = N * t / g_nth, hi = N * (t + 1) / g_nth;
+    for (int i = lo; i < hi; i++) g_v[i] *= 2.0;
+}
+
+/* One task per element. */
+static void one(void *arg) { g_v[(intptr_t)arg] += 1.0; }
+
+static void spawn_all(void *arg)
+{
+    (void)arg;
+    GLT_tasklet *t = glt_tasklet_malloc(N);
+    for (int i = 0; i < N; i++) glt_tasklet_create(one, (void *)(intptr_t)i, &t[i]);
+    for (int i = 0; i < N; i++) glt_tasklet_join(&t[i]);
+    for (int i = 0; i < N; i++) glt_tasklet_free(&t[i]);
+    free(t);
+}
+
+/* Tasks from every thread: thread t's share. */
+static void spawn_share(void *arg)
+{
+    int t = (int)(intptr_t)arg, lo = N * t / g_nth, hi = N * (t + 1) / g_nth;
+    GLT_ult *u = glt_ult_malloc(hi - lo);
+    for (int i = lo; i < hi; i++) glt_ult_create(one, (void *)(intptr_t)i, &u[i - lo]);
+    for (int i = lo; i < hi; i++) glt_ult_join(&u[i - lo]);
+    for (int i = lo; i < hi; i++) glt_ult_free(&u[i - lo]);
+    free(u);
+}
+
+/* Nested parallel for: each outer iteration runs an inner parallel loop. */
+#define OUT 100
+#define IN 100
+static int g_cell[OUT][IN];
+static void inner(void *arg)
+{
+    intptr_t k = (intptr_t)arg;
+    g_cell[k / IN][k % IN]++;
+}
+static void outer(void *arg)
+{
+    intptr_t o = (intptr_t)arg;
+    GLT_ult u[IN];
+    for (int i = 0; i < IN; i++) glt_ult_create_to(inner, (void *)(o * IN + i), &u[i], i);
+    for (int i = 0; i < IN; i++) glt_ult_join(&u[i]);
+    for (int i = 0; i < IN; i++) glt_ult_free(&u[i]);
+}
+
+/* n-queens: a ULT per safe placement of the next row. */
+struct board {
+    int n, row, col[16];
+    long *count;
+    GLT_mutex lock;
+};
+static int safe(const struct board *b, int c)
+{
+    for (int r = 0; r < b->row; r++)
+        if (b->col[r] == c || abs(b->col[r] - c) == b->row - r) return 0;
+    return 1;
+}
+static void queens(void *arg)
+{
+    struct board *b = arg;
+    if (b->row == b->n) {
+        glt_mutex_lock(b->lock);
+        (*b->count)++;
+        glt_mutex_unlock(b->lock);
+        return;
+    }
+    struct board next[16];
+    GLT_ult u[16];
+    int k = 0;
+    for (int c = 0; c < b->n; c++) {
+        if (!safe(b, c)) continue;
+        next[k] = *b;
+        next[k].col[b->row] = c;
+        next[k].row = b->row + 1;
+        glt_ult_create(queens, &next[k], &u[k]);
+        k++;
+    }
+    for (int i = 0; i < k; i++) glt_ult_join(&u[i]);
+    for (int i = 0; i < k; i++) glt_ult_free(&u[i]);
+}
+
+/* Sync, keys, ids, migration. */
+static GLT_mutex g_m;
+static GLT_cond g_c;
+static GLT_barrier g_b;
+static GLT_key g_k;
+static int g_ready, g_dtor;
+static long g_sum;
+static void dtor(void *v) { __atomic_add_fetch(&g_dtor, *(int *)v, __ATOMIC_RELAXED); }
+static void worker(void *arg)
+{
+    static int one_value = 1;
+    glt_key_set(g_k, &one_value);
+    glt_mutex_lock(g_m);
+    while (!g_ready) glt_cond_wait(g_c, g_m);
+    g_sum += (intptr_t)arg;
+    glt_mutex_unlock(g_m);
+    glt_barrier_wait(&g_b);
+    glt_mutex_spinlock(g_m);
+    g_sum += 1000;
+    glt_mutex_unlock(g_m);
+    void *v;
+    glt_key_get(g_k, &v);
+    CHECK(v == &one_value);
+}
+
+static void mover(void *arg)
+{
+    (void)arg;
+    GLT_ult self;
+    glt_ult_self(&self);
+    GLT_ult_id id1, id2;
+    glt_ult_get_id(&id1, self);
+    for (int t = 0; t < g_nth; t++) {
+        glt_ult_migrate_self_to(t);
+        glt_yield();
+        GLT_thread_id where;
+        glt_workunit_get_thread_id(&where);
+        CHECK(where == t);
+        CHECK(glt_get_thread_num() == t);
+    }
+    glt_ult_get_id(&id2, self);
+    CHECK(id1 == id2);
+}
+
+static void exiter(void *arg)
+{
+    *(int *)arg = 1;
+    glt_ult_exit();
+}
+
+static int g_ran;
+static void never(void *arg) { (void)arg; g_ran = 1; }
+
+static void setter(void *arg)
+{
+    int v = 42;
+    glt_future_set(*(GLT_future *)arg, &v, sizeof v);
+}
+
+int main(int argc, char **argv)
+{
+    setenv("GLT_NUM_THREADS", "2", 0);
+    glt_init(argc, argv);
+    g_nth = glt_get_num_threads();
+    CHECK(g_nth == atoi(getenv("GLT_NUM_THREADS")));
+    CHECK(glt_get_thread_num() == 0);
+
+    /* For loop. */
+    for (int i = 0; i < N; i++) g_v[i] = i;
+    GLT_ult *u = glt_ult_malloc(g_nth);
+    for (int t = 0; t < g_nth; t++) glt_ult_create_to(chunk, (void *)(intptr_t)t, &u[t], t);
+    for (int t = 0; t < g_nth; t++) glt_ult_join(&u[t]);
+    for (int t = 0; t < g_nth; t++) glt_ult_free(&u[t]);
+    for (int i = 0; i < N; i++) CHECK(g_v[i] == 2.0 * i);
+
+    /* Tasks from one ULT, then from every thread. */
+    GLT_ult one_ult;
+    glt_ult_create(spawn_all, NULL, &one_ult);
+    glt_ult_join(&one_ult);
+    glt_ult_free(&one_ult);
+    for (int t = 0; t < g_nth; t++) glt_ult_create_to(spawn_share, (void *)(intptr_t)t, &u[t], t);
+    for (int t = 0; t < g_nth; t++) glt_ult_join(&u[t]);
+    for (int t = 0; t < g_nth; t++) glt_ult_free(&u[t]);
+    for (int i = 0; i < N; i++) CHECK(g_v[i] == 2.0 * i + 2.0);
+
+    /* Nested parallel for. */
+    GLT_ult *o = glt_ult_malloc(OUT);
+    for (int i = 0; i < OUT; i++) glt_ult_create_to(outer, (void *)(intptr_t)i, &o[i], i);
+    for (int i = 0; i < OUT; i++) glt_ult_join(&o[i]);
+    for (int i = 0; i < OUT; i++) glt_ult_free(&o[i]);
+    free(o);
+    for (int i = 0; i < OUT; i++)
+        for (int j = 0; j < IN; j++) CHECK(g_cell[i][j] == 1);
+
+    /* n-queens, 8 x 8: 92 solutions. */
+    long count = 0;
+    struct board b = {.n = 8, .count = &count};
+    glt_mutex_create(&b.lock);
+    GLT_ult q;
+    glt_ult_create(queens, &b, &q);
+    glt_ult_join(&q);
+    glt_ult_free(&q);
+    glt_mutex_free(&b.lock);
+    CHECK(count == 92);
+
+    /* Mutex, condition, barrier, spinlock, keys with destructors. */
+    glt_mutex_create(&g_m);
+    glt_cond_create(&g_c);
+    glt_barrier_create(4, &g_b);
+    glt_key_create(dtor, &g_k);
+    GLT_ult w[4];
+    for (int i = 0; i < 4; i++) glt_ult_create_to(worker, (void *)(intptr_t)i, &w[i], i);
+    glt_yield();
+    glt_mutex_lock(g_m);
+    g_ready = 1;
+    glt_cond_broadcast(g_c);
+    glt_cond_signal(g_c);
+    glt_mutex_unlock(g_m);
+    for (int i = 0; i < 4; i++) glt_ult_join(&w[i]);
+    for (int i = 0; i < 4; i++) glt_ult_free(&w[i]);
+    CHECK(g_sum == 0 + 1 + 2 + 3 + 4000);
+    CHECK(g_dtor == 4);
+    CHECK(glt_mutex_trylock(g_m) == 1);
+    CHECK(glt_mutex_trylock(g_m) == 0);
+    glt_mutex_unlock(g_m);
+    glt_key_free(&g_k);
+    glt_barrier_free(&g_b);
+    glt_cond_free(&g_c);
+    glt_mutex_free(&g_m);
+
+    /* Ids, migration, yield_to, exit, cancel, self. */
+    GLT_ult mv;
+    glt_ult_create(mover, NULL, &mv);
+    glt_ult_join(&mv);
+    glt_ult_free(&mv);
+    int exited = 0;
+    GLT_ult ex;
+    glt_ult_create(exiter, &exited, &ex);
+    glt_yield_to(ex);
+    glt_ult_join(&ex);
+    glt_ult_free(&ex);
+    CHECK(exited);
+    GLT_tasklet never_t;
+    glt_tasklet_create(never, NULL, &never_t);
+    glt_tasklet_cancel(never_t);
+    glt_tasklet_join(&never_t);
+    glt_tasklet_free(&never_t);
+    CHECK(!g_ran);
+    GLT_ult me;
+    glt_ult_self(&me);
+    CHECK(me != NULL);
+
+    /* Futures (set once, wait for the value). */
+    CHECK(glt_can_future_functions() == GLT_TRUE);
+    CHECK(glt_can_malleability() == GLT_FALSE);
+    GLT_future f;
+    glt_future_create(sizeof(int), &f);
+    GLT_ult st;
+    glt_ult_create_to(setter, &f, &st, 1);
+    void *v;
+    glt_future_wait(f, &v);
+    CHECK(*(int *)v == 42);
+    glt_ult_join(&st);
+    glt_ult_free(&st);
+    glt_future_free(&f);
+
+    /* Time and errors. */
+    GLT_timer tm;
+    glt_timer_create(&tm);
+    double t0 = glt_get_wtime();
+    glt_timer_start(tm);
+    glt_yield();
+    glt_timer_stop(tm);
+    double secs;
+    glt_timer_get_secs(tm, &secs);
+    CHECK(secs >= 0 && secs < 10 && glt_get_wtime() >= t0);
+    glt_timer_free(&tm);
+    size_t len;
+    glt_get_error_str(WEFT_ERR_HANDLE, NULL, &len);
+    char *msg = malloc(len + 1);
+    glt_get_error_str(WEFT_ERR_HANDLE, msg, &len);
+    CHECK(strcmp(msg, weft_strerror(WEFT_ERR_HANDLE)) == 0);
+    free(msg);
+    free(u);
+
+    glt_finalize();
+    printf("glt: ok (%d threads)\n", g_nth);
+    return 0;
+}
