@@ -10,11 +10,19 @@
  * handle, misuse) prints the call and the error and aborts, rather than be
  * ignored.
  *
+ * Compiled with -DGLT_BACKEND_PTHREADS, the same calls run over OS threads
+ * instead (glt_pthreads.h; define _GNU_SOURCE before any system header), so
+ * one GLT program measures both.
+ *
  * Not here yet: the malleability calls (glt_thread_enable/disable) and GLT's
  * scheduler and event calls; glt_can_malleability, glt_can_manage_scheduler
  * and glt_can_event_functions answer 0 accordingly. */
 #ifndef WEFT_GLT_H
 #define WEFT_GLT_H
+
+#ifdef GLT_BACKEND_PTHREADS
+#include "glt_pthreads.h"
+#else
 
 #include <stdint.h>
 #include <stdio.h>
@@ -280,5 +288,7 @@ static inline void glt_get_error_str(int err, char *str, size_t *len)
 #ifdef __cplusplus
 }
 #endif
+
+#endif /* GLT_BACKEND_PTHREADS */
 
 #endif
