@@ -35,6 +35,7 @@
 
 /* Every handle points at cache-line aligned memory: a pointer that is not
  * aligned is refused before anything is read through it. */
+#define MAX_XSTREAMS 4096 /* live streams at most */
 #define HANDLE_ALIGNED(p) (((uintptr_t)(p) & (CACHE_LINE - 1)) == 0)
 
 #define WEFT_MAX_POOLS 16
@@ -302,7 +303,8 @@ struct weft_global {
     int huge_stacks;                    /* default-size stacks come from huge-page chunks (mem.c) */
     int eager_stacks;                   /* a ULT gets its stack at creation, not at first run */
     struct weft_xstream_s **streams;    /* by rank; NULL slots are free */
-    int streams_cap;
+    int streams_cap;                    /* MAX_XSTREAMS once allocated */
+    int streams_used;                   /* ranks below this may be taken */
     _Atomic int n_streams;
     struct weft_xstream_s *primary;
     struct weft_xstream_s *dead_streams;    /* kept until finalize: stale handles stay readable */

@@ -17,7 +17,6 @@ __thread struct weft_xstream_s *weft_tls_xs __attribute__((tls_model("initial-ex
 static pthread_mutex_t g_init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define DEFAULT_STACK (64u * 1024u)
-#define MAX_XSTREAMS 4096
 
 const char *weft_strerror(int err)
 {
@@ -276,7 +275,7 @@ static void release_everything(void)
     }
     free(weft_g.streams);
     weft_g.streams = NULL;
-    weft_g.streams_cap = 0;
+    weft_g.streams_cap = weft_g.streams_used = 0;
     atomic_store(&weft_g.n_streams, 0);
     weft_g.primary = NULL;
     weft_g.main_unit = NULL;
@@ -296,7 +295,7 @@ int weft_finalize(void)
     for (;;) {
         struct weft_xstream_s *victim = NULL;
         pthread_mutex_lock(&weft_g.lock);
-        for (int i = weft_g.streams_cap - 1; i > 0 && !victim; i--) victim = weft_g.streams[i];
+        for (int i = weft_g.streams_used - 1; i > 0 && !victim; i--) victim = weft_g.streams[i];
         pthread_mutex_unlock(&weft_g.lock);
         if (!victim) break;
         weft_xstream_free(&victim);

@@ -929,10 +929,10 @@ uint64_t units_live(void)
     uint64_t fin = 0, cre = 0;
     pthread_mutex_lock(&weft_g.lock);
     fin += atomic_load_explicit(&weft_g.ext_finished, memory_order_acquire);
-    for (int i = 0; i < weft_g.streams_cap; i++)
+    for (int i = 0; i < weft_g.streams_used; i++)
         if (weft_g.streams[i]) fin += atomic_load_explicit(&weft_g.streams[i]->n_finished, memory_order_acquire);
     cre += atomic_load_explicit(&weft_g.ext_created, memory_order_acquire);
-    for (int i = 0; i < weft_g.streams_cap; i++)
+    for (int i = 0; i < weft_g.streams_used; i++)
         if (weft_g.streams[i]) cre += atomic_load_explicit(&weft_g.streams[i]->n_created, memory_order_acquire);
     pthread_mutex_unlock(&weft_g.lock);
     return cre > fin ? cre - fin : 0;

@@ -123,20 +123,24 @@ void xs_release(struct weft_xstream_s *xs)
 int xs_register(struct weft_xstream_s *xs)
 {
     pthread_mutex_lock(&weft_g.lock);
-    int r = 0;
-    while (r < weft_g.streams_cap && weft_g.streams[r]) r++;
-    if (r == weft_g.streams_cap) {
-        int cap = weft_g.streams_cap ? weft_g.streams_cap * 2 : 16;
-        struct weft_xstream_s **t = realloc(weft_g.streams, (size_t)cap * sizeof *t);
-        if (!t) {
+    if (!weft_g.streams) {
+        /* Full size at once and never moved: weft_xstream_get reads it
+         * without the lock. */
+        weft_g.streams = calloc(MAX_XSTREAMS, sizeof *weft_g.streams);
+        if (!weft_g.streams) {
             pthread_mutex_unlock(&weft_g.lock);
             return WEFT_ERR_NOMEM;
         }
-        memset(t + weft_g.streams_cap, 0, (size_t)(cap - weft_g.streams_cap) * sizeof *t);
-        weft_g.streams = t;
-        weft_g.streams_cap = cap;
+        weft_g.streams_cap = MAX_XSTREAMS;
     }
-    weft_g.streams[r] = xs;
+    int r = 0;
+    while (r < weft_g.streams_cap && weft_g.streams[r]) r++;
+    if (r == weft_g.streams_cap) {
+        pthread_mutex_unlock(&weft_g.lock);
+        return WEFT_ERR_NOMEM; /* MAX_XSTREAMS live streams */
+    }
+    if (r >= weft_g.streams_used) weft_g.streams_used = r + 1;
+    __atomic_store_n(&weft_g.streams[r], xs, __ATOMIC_RELEASE);
     xs->rank = r;
     atomic_fetch_add(&weft_g.n_streams, 1);
     pthread_mutex_unlock(&weft_g.lock);
@@ -150,7 +154,7 @@ void xs_unregister(struct weft_xstream_s *xs)
     atomic_fetch_add(&weft_g.ext_finished, atomic_load(&xs->n_finished));
     atomic_fetch_add(&weft_g.ext_created, atomic_load(&xs->n_created));
     if (xs->rank >= 0 && xs->rank < weft_g.streams_cap && weft_g.streams[xs->rank] == xs)
-        weft_g.streams[xs->rank] = NULL;
+        __atomic_store_n(&weft_g.streams[xs->rank], NULL, __ATOMIC_RELEASE);
     atomic_fetch_sub(&weft_g.n_streams, 1);
     pthread_mutex_unlock(&weft_g.lock);
 }
@@ -383,9 +387,8 @@ int weft_xstream_get(int rank, weft_xstream *out)
     if (!atomic_load(&weft_g.initialized)) return WEFT_ERR_UNINIT;
     if (!out) return WEFT_ERR_INVALID;
     *out = NULL;
-    pthread_mutex_lock(&weft_g.lock);
-    if (rank >= 0 && rank < weft_g.streams_cap) *out = weft_g.streams[rank];
-    pthread_mutex_unlock(&weft_g.lock);
+    /* No lock: the table never moves while the runtime lives. */
+    if (rank >= 0 && rank < weft_g.streams_cap) *out = __atomic_load_n(&weft_g.streams[rank], __ATOMIC_ACQUIRE);
     return *out ? WEFT_OK : WEFT_ERR_INVALID;
 }
 
