@@ -84,10 +84,14 @@ static void in_tasklet(void *arg)
     CHECK(weft_mutex_trylock(m) == WEFT_ERR_BUSY);
 }
 
-/* A fair mutex is handed to the waiter on the unlock itself. */
+/* A fair mutex is handed to the waiter on the unlock itself. The waiter
+ * keeps it until main has looked (it could otherwise take and release it
+ * before main's next call, as under qemu). */
+static _Atomic int g_looked;
 static void fair_waiter(void *arg)
 {
     CHECK_OK(weft_mutex_lock(arg));
+    while (!g_looked) CHECK_OK(weft_yield());
     CHECK_OK(weft_mutex_unlock(arg));
 }
 
@@ -160,6 +164,7 @@ int main(void)
     CHECK_OK(weft_mutex_create(&fattr, &f));
     for (int round = 0; round < 20; round++) {
         CHECK_OK(weft_mutex_lock(f));
+        g_looked = 0;
         weft_xstream x1;
         CHECK_OK(weft_xstream_get(1, &x1));
         weft_thread fw;
@@ -171,6 +176,7 @@ int main(void)
         } while (st != WEFT_STATE_BLOCKED); /* queued on f */
         CHECK_OK(weft_mutex_unlock(f));
         CHECK(weft_mutex_trylock(f) == WEFT_ERR_BUSY); /* it is the waiter's already */
+        g_looked = 1;
         CHECK_OK(weft_thread_free(&fw));
     }
     CHECK_OK(weft_mutex_free(&f));
