@@ -40,6 +40,9 @@ PROGRAMS = [
     ("bench_boost", ["boost-context"]),
     # Synchronisation and idle streams, weft and pthreads in one process.
     ("bench_sync", ["weft-ult (sync)", "pthreads (sync)"]),
+    # One GLT source over weft and over OS threads.
+    ("bench_glt_weft", ["weft-glt"]),
+    ("bench_glt_pthreads", ["glt-pthreads"]),
 ]
 
 # Experiments of bench_sync: their own section and one chart, not the
@@ -489,6 +492,13 @@ def report(doc, absent, pngs, outdir, quick):
                "the time from pushing a ULT to it to that ULT's first instruction, 1,000 wake-ups (200 with "
                "`--quick`). Peer: a thread asleep on a condition variable, pinned to stream 1's CPU (the same "
                "cross-CPU wake-up) and unpinned.")
+    out.append("- **glt_\\***: one GLT source (bench/bench_glt.c) built over weft (`weft-glt`) and over OS "
+               "threads (`glt-pthreads`, `-DGLT_BACKEND_PTHREADS`), threads = GLT threads: `glt_create_join` "
+               "(the main ULT creates units spread over the threads, then joins them; 4,096 per run over weft, 64 "
+               "over pthreads; per unit), `glt_yield` (one unit per thread yields in a loop; per yield), "
+               "`glt_for_loop` (a 1,000-element vector scaled, a chunk per thread; per loop), `glt_tasks_single` "
+               "(one unit creates and joins 1,000 tasklets; per task), `glt_nested_for` (20 outer units each "
+               "running 100 inner ones; per inner unit).")
     out.append("- **yield_to_pair**: weft's yield-to (two ULTs, one stream) and the Boost.Context jump "
                "measured in turn in one process, 21 pairs (9 with `--quick`); the target row gives the median "
                "of the per-pair ratios. Two programs run a minute apart drift on this VM by more than the "
