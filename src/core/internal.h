@@ -85,11 +85,12 @@ struct weft_unit_s {
     uint8_t bound;                     /* home != NULL */
     uint8_t cancelled;
     uint8_t join_back;                 /* its joiner ran it out of turn: switch back at the end */
+    uint8_t has_keys;                  /* `keys` is set: checked here, on the hot line, at every end */
     /* --- cache line 1 (ULTs only): the machine context --- */
     weft_ctx ctx __attribute__((aligned(CACHE_LINE)));
     /* --- cold --- */
     uint64_t id;
-    void *keys;                        /* its key values (src/sync/key.c), or NULL */
+    void *keys;                        /* its key values (src/sync/key.c) when has_keys */
     struct weft_xstream_s *home;       /* may only run on this stream */
     void *pool_data[2];                /* for a user-defined pool */
     void *stack_map;                   /* mmap base (guard page first), or NULL */
@@ -99,7 +100,7 @@ struct weft_unit_s {
     void *asan_fake;                   /* AddressSanitizer fake-stack handle */
     void *tsan_fiber;                  /* ThreadSanitizer fiber */
 } __attribute__((aligned(CACHE_LINE)));
-_Static_assert(offsetof(struct weft_unit_s, join_back) < CACHE_LINE, "hot fields fit one cache line");
+_Static_assert(offsetof(struct weft_unit_s, has_keys) < CACHE_LINE, "hot fields fit one cache line");
 
 #define POOL_KIND_USER 7 /* beside the weft_pool_kind values */
 

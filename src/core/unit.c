@@ -125,7 +125,7 @@ static void unit_finish(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     if (xs) counter_bump(&xs->n_finished);
     else atomic_fetch_add(&weft_g.ext_finished, 1);
-    if (unlikely(u->keys)) keys_unit_end(u); /* cancelled: ended outside its function */
+    if (unlikely(u->has_keys)) keys_unit_end(u); /* cancelled: ended outside its function */
     if (u->kind != KIND_TASKLET) {
         /* Nothing runs on the stack any more: recycle it now, not at free. */
         mem_stack_put(xs, u);
@@ -304,7 +304,7 @@ static TSAN_NOINLINE void ult_run(struct weft_unit_s *u)
     hook_switch_end(u);
     unit_run_pending(u->xs);
     u->fn(u->arg);
-    if (unlikely(u->keys)) keys_unit_end(u);
+    if (unlikely(u->has_keys)) keys_unit_end(u);
 }
 
 /* A ULT's first frame. Not instrumented: under TSan it would be a frame
@@ -327,7 +327,7 @@ void unit_dispatch(struct weft_xstream_s *xs, struct weft_unit_s *u)
         atomic_store_explicit(&u->state, WEFT_STATE_RUNNING, memory_order_relaxed);
         xs->cur = u;
         u->fn(u->arg);
-        if (unlikely(u->keys)) keys_unit_end(u);
+        if (unlikely(u->has_keys)) keys_unit_end(u);
         xs->cur = xs->sched_unit;
         unit_finish(xs, u);
     } else if ((u = unit_claim(xs, u)) != NULL) {
@@ -402,11 +402,11 @@ static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
     u->migratable = migratable;
     u->bound = 0;
     u->join_back = 0;
+    u->has_keys = 0;
     atomic_store_explicit(&u->state, WEFT_STATE_READY, memory_order_relaxed);
     atomic_store_explicit(&u->jw, 0, memory_order_relaxed);
     atomic_store_explicit(&u->join_claimed, 0, memory_order_relaxed);
     u->id = unit_next_id(xs);
-    u->keys = NULL;
     atomic_store_explicit(&u->magic, MAGIC_UNIT, memory_order_relaxed);
     if (xs) counter_bump(&xs->n_created);
     else atomic_fetch_add(&weft_g.ext_created, 1);
@@ -837,7 +837,7 @@ int weft_thread_exit(void)
     if (!xs) return WEFT_ERR_NOT_WEFT;
     struct weft_unit_s *self = xs->cur;
     if (self->kind != KIND_ULT) return WEFT_ERR_NOT_ULT;
-    if (self->keys) keys_unit_end(self);
+    if (self->has_keys) keys_unit_end(self);
     ult_terminate(self, false);
 }
 

@@ -48,15 +48,21 @@ static void table_release(struct key_table *t);
 static void thread_table_release(void *t) { table_release(t); }
 static void thread_keys_init(void) { pthread_key_create(&thread_keys, thread_table_release); }
 
-/* The running unit's table (NULL: none yet), and where its pointer lives. */
-static struct key_table **caller_table(void)
+/* The running ULT or tasklet, or NULL: the values are the OS thread's. */
+static struct weft_unit_s *caller_unit(void)
 {
     struct weft_xstream_s *xs = weft_tls_xs;
     if (xs) {
         struct weft_unit_s *u = xs->cur;
-        if (u->kind == KIND_ULT || u->kind == KIND_TASKLET) return (struct key_table **)&u->keys;
+        if (u->kind == KIND_ULT || u->kind == KIND_TASKLET) return u;
     }
-    return &thread_table;
+    return NULL;
+}
+
+static struct key_table *table_of(struct weft_unit_s *u)
+{
+    if (!u) return thread_table;
+    return u->has_keys ? u->keys : NULL;
 }
 
 int weft_key_create(void (*destructor)(void *), weft_key *out)
@@ -109,7 +115,8 @@ int weft_key_set(weft_key k, void *value)
 {
     int rc = sync_check(k, MAGIC_KEY);
     if (rc) return rc;
-    struct key_table **tp = caller_table(), *t = *tp;
+    struct weft_unit_s *u = caller_unit();
+    struct key_table *t = table_of(u);
     if (!t || k->index >= t->cap) {
         if (!value) return WEFT_OK; /* NULL is what an unset slot reads */
         unsigned cap = t ? t->cap : 0, want = cap ? cap : 8;
@@ -118,13 +125,15 @@ int weft_key_set(weft_key k, void *value)
         if (!n) return WEFT_ERR_NOMEM;
         memset(&n->slot[cap], 0, (want - cap) * sizeof n->slot[0]);
         n->cap = want;
-        if (tp == &thread_table && !t) {
+        if (u) {
+            u->keys = n;
+            u->has_keys = 1;
+        } else {
             pthread_once(&thread_keys_once, thread_keys_init);
             pthread_setspecific(thread_keys, n); /* destructors at thread exit */
-        } else if (tp == &thread_table) {
-            pthread_setspecific(thread_keys, n);
+            thread_table = n;
         }
-        *tp = t = n;
+        t = n;
     }
     t->slot[k->index] = (struct key_slot){value, k->gen};
     return WEFT_OK;
@@ -135,7 +144,7 @@ int weft_key_get(weft_key k, void **value)
     int rc = sync_check(k, MAGIC_KEY);
     if (rc) return rc;
     if (!value) return WEFT_ERR_INVALID;
-    struct key_table *t = *caller_table();
+    struct key_table *t = table_of(caller_unit());
     *value = t && k->index < t->cap && t->slot[k->index].gen == k->gen ? t->slot[k->index].value : NULL;
     return WEFT_OK;
 }
@@ -167,9 +176,9 @@ static void table_release(struct key_table *t)
 void keys_unit_end(struct weft_unit_s *u)
 {
     /* Destructors run as `u` (its key_set lands in u->keys again). */
-    while (u->keys) {
+    while (u->has_keys) {
         struct key_table *t = u->keys;
-        u->keys = NULL;
+        u->has_keys = 0;
         table_release(t);
     }
 }
