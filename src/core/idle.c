@@ -53,14 +53,6 @@ uint64_t clock_ns(void)
 
 uint64_t weft_time_ns(void) { return clock_ns(); }
 
-static void lock_spin(_Atomic uint32_t *l)
-{
-    while (atomic_exchange_explicit(l, 1, memory_order_acquire))
-        while (atomic_load_explicit(l, memory_order_relaxed)) cpu_relax();
-}
-
-static void lock_release(_Atomic uint32_t *l) { atomic_store_explicit(l, 0, memory_order_release); }
-
 void idle_init(void)
 {
     have_membarrier = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
@@ -78,11 +70,11 @@ void xs_wake(struct weft_xstream_s *xs)
 
 void pool_wake_sleepers(struct weft_pool_s *p)
 {
-    lock_spin(&sleepers_lock);
+    spin_lock(&sleepers_lock);
     for (struct weft_xstream_s *xs = sleepers; xs; xs = xs->sleep_next)
         if (atomic_load_explicit(&xs->sleeping, memory_order_relaxed) && sched_has_pool(xs->main_sched, p))
             xs_wake(xs);
-    lock_release(&sleepers_lock);
+    spin_unlock(&sleepers_lock);
 }
 
 /* ---------- timers ---------- */
@@ -90,7 +82,7 @@ void pool_wake_sleepers(struct weft_pool_s *p)
 void timer_arm(struct weft_xstream_s *xs, struct weft_timer *t)
 {
     t->xs = xs;
-    lock_spin(&xs->timer_lock);
+    spin_lock(&xs->timer_lock);
     struct weft_timer **pp = &xs->timers;
     while (*pp && (*pp)->deadline <= t->deadline) pp = &(*pp)->next;
     t->next = *pp;
@@ -99,20 +91,20 @@ void timer_arm(struct weft_xstream_s *xs, struct weft_timer *t)
     *pp = t;
     t->armed = 1;
     atomic_fetch_add_explicit(&xs->n_timers, 1, memory_order_relaxed);
-    lock_release(&xs->timer_lock);
+    spin_unlock(&xs->timer_lock);
 }
 
 void timer_disarm(struct weft_timer *t)
 {
     struct weft_xstream_s *xs = t->xs;
-    lock_spin(&xs->timer_lock);
+    spin_lock(&xs->timer_lock);
     if (t->armed) {
         *t->pprev = t->next;
         if (t->next) t->next->pprev = t->pprev;
         t->armed = 0;
         atomic_fetch_sub_explicit(&xs->n_timers, 1, memory_order_relaxed);
     }
-    lock_release(&xs->timer_lock);
+    spin_unlock(&xs->timer_lock);
 }
 
 /* Fire every due timer of `xs`; returns the earliest deadline left, or
@@ -120,7 +112,7 @@ void timer_disarm(struct weft_timer *t)
 uint64_t timers_expire(struct weft_xstream_s *xs)
 {
     uint64_t now = clock_ns(), next = UINT64_MAX;
-    lock_spin(&xs->timer_lock);
+    spin_lock(&xs->timer_lock);
     struct weft_timer *t;
     while ((t = xs->timers) && t->deadline <= now) {
         xs->timers = t->next;
@@ -130,7 +122,7 @@ uint64_t timers_expire(struct weft_xstream_s *xs)
         t->fire(t); /* under the lock: see above */
     }
     if (t) next = t->deadline;
-    lock_release(&xs->timer_lock);
+    spin_unlock(&xs->timer_lock);
     return next;
 }
 
@@ -150,10 +142,10 @@ static bool xs_has_work(struct weft_xstream_s *xs, struct weft_sched_s *s)
 static void xs_sleep(struct weft_xstream_s *xs, struct weft_sched_s *s, uint64_t deadline)
 {
     uint32_t seq = atomic_load_explicit(&xs->wake_seq, memory_order_acquire);
-    lock_spin(&sleepers_lock);
+    spin_lock(&sleepers_lock);
     xs->sleep_next = sleepers;
     sleepers = xs;
-    lock_release(&sleepers_lock);
+    spin_unlock(&sleepers_lock);
     for (int i = 0; i < s->npools; i++) atomic_fetch_add(&s->pools[i]->n_sleepers, 1);
     atomic_exchange(&xs->sleeping, 1); /* a full barrier here, before the look below */
     if (have_membarrier) syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
@@ -174,11 +166,11 @@ static void xs_sleep(struct weft_xstream_s *xs, struct weft_sched_s *s, uint64_t
     }
     atomic_store(&xs->sleeping, 0);
     for (int i = 0; i < s->npools; i++) atomic_fetch_sub(&s->pools[i]->n_sleepers, 1);
-    lock_spin(&sleepers_lock);
+    spin_lock(&sleepers_lock);
     struct weft_xstream_s **pp = &sleepers;
     while (*pp != xs) pp = &(*pp)->sleep_next;
     *pp = xs->sleep_next;
-    lock_release(&sleepers_lock);
+    spin_unlock(&sleepers_lock);
 }
 
 int weft_set_wait_policy(weft_wait_policy policy, long spin_us)

@@ -3,6 +3,7 @@
 #define WEFT_CORE_INTERNAL_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,6 +24,25 @@
 #else
 #define cpu_relax() ((void)0)
 #endif
+
+/* The runtime's one spin lock (pools, timers, sleepers, sync objects): for
+ * short critical sections; a waiter that spins long gives its core away. */
+static inline void spin_lock(_Atomic uint32_t *l)
+{
+    unsigned spins = 0;
+    for (;;) {
+        if (!atomic_exchange_explicit(l, 1, memory_order_acquire)) return;
+        while (atomic_load_explicit(l, memory_order_relaxed)) {
+            if (++spins < 1024) cpu_relax();
+            else { spins = 0; sched_yield(); }
+        }
+    }
+}
+
+static inline void spin_unlock(_Atomic uint32_t *l)
+{
+    atomic_store_explicit(l, 0, memory_order_release);
+}
 
 /* Magic words: a handle whose word does not match is refused. Descriptor
  * memory is never returned to the OS before weft_finalize(), so reading the

@@ -14,22 +14,8 @@
 
 #include "internal.h"
 
-static inline void pool_lock(struct weft_pool_s *p)
-{
-    unsigned spins = 0;
-    for (;;) {
-        if (!atomic_exchange_explicit(&p->lock, 1, memory_order_acquire)) return;
-        while (atomic_load_explicit(&p->lock, memory_order_relaxed)) {
-            if (++spins < 1024) cpu_relax();
-            else { spins = 0; sched_yield(); }
-        }
-    }
-}
-
-static inline void pool_unlock(struct weft_pool_s *p)
-{
-    atomic_store_explicit(&p->lock, 0, memory_order_release);
-}
+static inline void pool_lock(struct weft_pool_s *p) { spin_lock(&p->lock); }
+static inline void pool_unlock(struct weft_pool_s *p) { spin_unlock(&p->lock); }
 
 /* Pops only by the owner, once the pool has one. */
 static inline bool pool_single_consumer(const struct weft_pool_s *p)

@@ -31,23 +31,6 @@ struct waitq {
     struct waiter *head, *tail;
 };
 
-static inline void spin_lock(_Atomic uint32_t *l)
-{
-    unsigned spins = 0;
-    for (;;) {
-        if (!atomic_exchange_explicit(l, 1, memory_order_acquire)) return;
-        while (atomic_load_explicit(l, memory_order_relaxed)) {
-            if (++spins < 1024) cpu_relax();
-            else { spins = 0; sched_yield(); }
-        }
-    }
-}
-
-static inline void spin_unlock(_Atomic uint32_t *l)
-{
-    atomic_store_explicit(l, 0, memory_order_release);
-}
-
 static inline void waitq_push_back(struct waitq *q, struct waiter *w)
 {
     w->next = NULL;
