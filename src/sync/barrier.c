@@ -56,10 +56,7 @@ int weft_barrier_free(weft_barrier *bp)
     if (rc) return rc;
     spin_lock(&b->lock);
     bool busy = b->arrived != 0;
-    if (!busy) atomic_store(&b->magic, MAGIC_BARRIER_DEAD);
-    spin_unlock(&b->lock);
-    if (busy) return WEFT_ERR_BUSY;
-    obj_retire(OBJ_BARRIER, b);
+    if ((rc = sync_free_end(b, &b->lock, busy, MAGIC_BARRIER_DEAD, OBJ_BARRIER, NULL))) return rc;
     *bp = NULL;
     return WEFT_OK;
 }

@@ -32,10 +32,7 @@ int weft_cond_free(weft_cond *cp)
     if (rc) return rc;
     spin_lock(&c->lock);
     bool busy = c->queue.head != NULL;
-    if (!busy) atomic_store(&c->magic, MAGIC_COND_DEAD);
-    spin_unlock(&c->lock);
-    if (busy) return WEFT_ERR_BUSY;
-    obj_retire(OBJ_COND, c);
+    if ((rc = sync_free_end(c, &c->lock, busy, MAGIC_COND_DEAD, OBJ_COND, NULL))) return rc;
     *cp = NULL;
     return WEFT_OK;
 }

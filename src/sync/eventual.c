@@ -92,11 +92,7 @@ int weft_eventual_free(weft_eventual *ep)
     if (rc) return rc;
     spin_lock(&e->lock);
     bool busy = e->queue.head != NULL;
-    if (!busy) atomic_store(&e->magic, MAGIC_EVENTUAL_DEAD);
-    spin_unlock(&e->lock);
-    if (busy) return WEFT_ERR_BUSY;
-    free(e->value);
-    obj_retire(OBJ_EVENTUAL, e);
+    if ((rc = sync_free_end(e, &e->lock, busy, MAGIC_EVENTUAL_DEAD, OBJ_EVENTUAL, e->value))) return rc;
     *ep = NULL;
     return WEFT_OK;
 }
@@ -190,11 +186,7 @@ int weft_future_free(weft_future *fp)
     if (rc) return rc;
     spin_lock(&f->lock);
     bool busy = f->queue.head != NULL;
-    if (!busy) atomic_store(&f->magic, MAGIC_FUTURE_DEAD);
-    spin_unlock(&f->lock);
-    if (busy) return WEFT_ERR_BUSY;
-    free(f->values);
-    obj_retire(OBJ_FUTURE, f);
+    if ((rc = sync_free_end(f, &f->lock, busy, MAGIC_FUTURE_DEAD, OBJ_FUTURE, f->values))) return rc;
     *fp = NULL;
     return WEFT_OK;
 }

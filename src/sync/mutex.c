@@ -57,10 +57,7 @@ int weft_mutex_free(weft_mutex *mp)
     if (rc) return rc;
     spin_lock(&m->lock);
     bool busy = atomic_load(&m->owner) || atomic_load(&m->n_waiters);
-    if (!busy) atomic_store(&m->magic, MAGIC_MUTEX_DEAD);
-    spin_unlock(&m->lock);
-    if (busy) return WEFT_ERR_BUSY;
-    obj_retire(OBJ_MUTEX, m);
+    if ((rc = sync_free_end(m, &m->lock, busy, MAGIC_MUTEX_DEAD, OBJ_MUTEX, NULL))) return rc;
     *mp = NULL;
     return WEFT_OK;
 }

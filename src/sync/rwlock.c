@@ -40,10 +40,7 @@ int weft_rwlock_free(weft_rwlock *lp)
     if (rc) return rc;
     spin_lock(&l->lock);
     bool busy = l->readers || l->writer || l->rq.head || l->wq.head;
-    if (!busy) atomic_store(&l->magic, MAGIC_RWLOCK_DEAD);
-    spin_unlock(&l->lock);
-    if (busy) return WEFT_ERR_BUSY;
-    obj_retire(OBJ_RWLOCK, l);
+    if ((rc = sync_free_end(l, &l->lock, busy, MAGIC_RWLOCK_DEAD, OBJ_RWLOCK, NULL))) return rc;
     *lp = NULL;
     return WEFT_OK;
 }

@@ -4,6 +4,7 @@
 #define WEFT_SYNC_INTERNAL_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "waitq.h"
 
@@ -14,6 +15,19 @@ static inline int sync_check(const void *obj, uint32_t magic)
     if (!obj || !HANDLE_ALIGNED(obj) ||
         atomic_load_explicit((_Atomic uint32_t *)obj, memory_order_relaxed) != magic)
         return WEFT_ERR_HANDLE;
+    return WEFT_OK;
+}
+
+/* The end of every free call, the object's `lock` held and `busy` judged
+ * under it: a busy object stays; a free one gets its dead magic (stale
+ * handles read it), loses `extra` (memory of its own) and is retired. */
+static inline int sync_free_end(void *obj, _Atomic uint32_t *lock, bool busy, uint32_t dead, int kind, void *extra)
+{
+    if (!busy) atomic_store((_Atomic uint32_t *)obj, dead);
+    spin_unlock(lock);
+    if (busy) return WEFT_ERR_BUSY;
+    free(extra);
+    obj_retire(kind, obj);
     return WEFT_OK;
 }
 
