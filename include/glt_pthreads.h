@@ -4,7 +4,8 @@
  * a GLT "thread" is a CPU: the _to variants and glt_ult_migrate_self_to pin
  * the unit to CPU dest modulo the count, and glt_get_thread_num gives the
  * GLT thread a unit was placed on (that of its creator when not placed).
- * Yields are sched_yield. A unit cannot be cancelled once created (it has
+ * Disabling a thread re-pins the live units placed on it to an enabled
+ * thread's CPU (numbering as in glt.h). Yields are sched_yield. A unit cannot be cancelled once created (it has
  * started): glt_ult_cancel has no effect. Errors print and abort, as over
  * weft. Define _GNU_SOURCE before the first system header (affinity calls). */
 #ifndef WEFT_GLT_PTHREADS_H
@@ -32,8 +33,9 @@ struct glt_pth_unit {
     void (*f)(void *);
     void *arg;
     uint64_t id;
-    int thread_num; /* the GLT thread (CPU slot) it was placed on */
+    int thread_id; /* the GLT thread (CPU slot, its id) it is placed on */
     int joined;
+    struct glt_pth_unit *prev, *next; /* live units, for re-pinning */
 };
 
 typedef struct glt_pth_unit *GLT_ult;
@@ -75,6 +77,9 @@ __attribute__((weak)) int glt_pth_nthreads = 1;
 __attribute__((weak)) uint64_t glt_pth_next_id = 1;
 __attribute__((weak)) __thread struct glt_pth_unit *glt_pth_self_;
 __attribute__((weak)) struct glt_pth_unit glt_pth_main_unit;
+/* Guards the team and the list of live units. */
+__attribute__((weak)) pthread_mutex_t glt_pth_lock = PTHREAD_MUTEX_INITIALIZER;
+__attribute__((weak)) struct glt_pth_unit *glt_pth_live;
 
 static inline void glt_init(int argc, char *argv[])
 {
@@ -83,30 +88,56 @@ static inline void glt_init(int argc, char *argv[])
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     const char *n = getenv("GLT_NUM_THREADS");
     glt_pth_nthreads = n && atoi(n) > 0 ? atoi(n) : (cores > 0 ? (int)cores : 1);
+    if (glt_pth_nthreads > GLT_MAX_THREADS_) glt_pth_nthreads = GLT_MAX_THREADS_;
+    glt_team_init_(glt_pth_nthreads);
     glt_pth_main_unit.th = pthread_self();
     glt_pth_main_unit.id = __atomic_fetch_add(&glt_pth_next_id, 1, __ATOMIC_RELAXED);
     glt_pth_self_ = &glt_pth_main_unit;
 }
 
-static inline void glt_finalize(void) {}
+static inline void glt_finalize(void) { __atomic_store_n(&glt_team_.n, 0, __ATOMIC_RELEASE); }
 
-static inline int glt_get_num_threads(void) { return glt_pth_nthreads; }
-static inline int glt_get_thread_num(void) { return glt_pth_self_ ? glt_pth_self_->thread_num : 0; }
+/* The number of enabled threads. */
+static inline int glt_get_num_threads(void) { return glt_team_size_(); }
+
+static inline int glt_get_thread_num(void)
+{
+    int id = glt_pth_self_ ? __atomic_load_n(&glt_pth_self_->thread_id, __ATOMIC_RELAXED) : 0;
+    int num = glt_team_num_(id);
+    return num >= 0 ? num : glt_team_num_near_(id);
+}
+
+static inline void glt_pth_unlink_(void *p)
+{
+    struct glt_pth_unit *u = (struct glt_pth_unit *)p;
+    pthread_mutex_lock(&glt_pth_lock);
+    if (u->prev) u->prev->next = u->next;
+    else glt_pth_live = u->next;
+    if (u->next) u->next->prev = u->prev;
+    pthread_mutex_unlock(&glt_pth_lock);
+}
 
 static inline void *glt_pth_start_(void *p)
 {
     struct glt_pth_unit *u = (struct glt_pth_unit *)p;
     glt_pth_self_ = u;
+    pthread_cleanup_push(glt_pth_unlink_, u); /* also on glt_ult_exit */
     u->f(u->arg);
+    pthread_cleanup_pop(1);
     return NULL;
+}
+
+static inline void glt_pth_cpu_set_(cpu_set_t *set, int slot)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    CPU_ZERO(set);
+    CPU_SET(cpus > 0 ? slot % (int)cpus : 0, set);
 }
 
 static inline void glt_pth_pin_(pthread_attr_t *a, int slot)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpus > 0 ? slot % (int)cpus : 0, &set);
+    glt_pth_cpu_set_(&set, slot);
     pthread_attr_setaffinity_np(a, sizeof set, &set);
 }
 
@@ -120,14 +151,21 @@ static inline void glt_pth_create_(void (*f)(void *), void *arg, struct glt_pth_
     pthread_attr_t a;
     pthread_attr_init(&a);
     pthread_attr_setstacksize(&a, 256 * 1024);
+    pthread_mutex_lock(&glt_pth_lock);
     if (dest >= 0) {
-        u->thread_num = dest % glt_pth_nthreads;
-        glt_pth_pin_(&a, u->thread_num);
+        u->thread_id = dest;
+        glt_pth_pin_(&a, dest);
     } else {
-        u->thread_num = glt_get_thread_num();
+        u->thread_id = glt_pth_self_ ? glt_pth_self_->thread_id : 0;
     }
+    u->next = glt_pth_live;
+    if (u->next) u->next->prev = u;
+    glt_pth_live = u;
     *out = u;
-    GLT_PCALL(pthread_create(&u->th, &a, glt_pth_start_, u));
+    int rc = pthread_create(&u->th, &a, glt_pth_start_, u);
+    pthread_mutex_unlock(&glt_pth_lock);
+    if (rc) glt_pth_unlink_(u);
+    GLT_PCALL(rc);
     pthread_attr_destroy(&a);
 }
 
@@ -137,11 +175,8 @@ static inline GLT_tasklet *glt_tasklet_malloc(int n)
     return (GLT_tasklet *)malloc(sizeof(GLT_tasklet) * (size_t)n);
 }
 
-static inline int glt_pth_slot_(int dest)
-{
-    int n = glt_pth_nthreads;
-    return ((dest % n) + n) % n;
-}
+/* The id (CPU slot) of thread number dest, modulo the enabled count. */
+static inline int glt_pth_slot_(int dest) { return glt_team_id_(dest); }
 
 static inline void glt_ult_create(void (*f)(void *), void *arg, GLT_ult *u) { glt_pth_create_(f, arg, u, -1); }
 static inline void glt_ult_create_to(void (*f)(void *), void *arg, GLT_ult *u, int dest)
@@ -181,12 +216,13 @@ static inline void glt_workunit_get_thread_id(GLT_thread_id *id) { *id = glt_get
 static inline void glt_ult_migrate_self_to(GLT_thread_id id)
 {
     int slot = glt_pth_slot_(id);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpus > 0 ? slot % (int)cpus : 0, &set);
-    GLT_PCALL(pthread_setaffinity_np(pthread_self(), sizeof set, &set));
-    if (glt_pth_self_) glt_pth_self_->thread_num = slot;
+    glt_pth_cpu_set_(&set, slot);
+    pthread_mutex_lock(&glt_pth_lock); /* against a re-pin by a disable */
+    int rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    if (glt_pth_self_) __atomic_store_n(&glt_pth_self_->thread_id, slot, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&glt_pth_lock);
+    GLT_PCALL(rc);
 }
 
 static inline void glt_ult_self(GLT_ult *u) { *u = glt_pth_self_; }
@@ -284,7 +320,35 @@ static inline void glt_key_get(GLT_key k, void **v) { *v = pthread_getspecific(k
 static inline int glt_can_event_functions(void) { return GLT_FALSE; }
 static inline int glt_can_future_functions(void) { return GLT_TRUE; }
 static inline int glt_can_manage_scheduler(void) { return GLT_FALSE; }
-static inline int glt_can_malleability(void) { return GLT_FALSE; }
+static inline int glt_can_malleability(void) { return GLT_TRUE; }
+
+/* As over weft (glt.h); the live units placed on a disabled thread move to
+ * the enabled ones, round robin, by re-pinning. */
+static inline void glt_pth_team_change_(int id, int on)
+{
+    if (id != -1 && (id < 0 || id >= glt_team_.total)) GLT_PCALL(EINVAL);
+    if (id == 0 && !on) GLT_PCALL(EPERM); /* the main thread's stays */
+    pthread_mutex_lock(&glt_pth_lock);
+    if (id == -1) id = on ? glt_team_first_disabled_() : glt_team_last_enabled_();
+    if (id > 0 && glt_team_enabled_(id) != on) {
+        glt_team_set_(id, on);
+        int next = 0;
+        for (struct glt_pth_unit *u = glt_pth_live; !on && u; u = u->next) {
+            if (u->thread_id != id) continue;
+            int to = glt_team_id_(next++);
+            cpu_set_t set;
+            glt_pth_cpu_set_(&set, to);
+            pthread_setaffinity_np(u->th, sizeof set, &set); /* fails only if it is ending */
+            __atomic_store_n(&u->thread_id, to, __ATOMIC_RELAXED);
+        }
+    }
+    pthread_mutex_unlock(&glt_pth_lock);
+}
+
+static inline void glt_thread_disable_id(int id) { glt_pth_team_change_(id, 0); }
+static inline void glt_thread_enable_id(int id) { glt_pth_team_change_(id, 1); }
+static inline void glt_thread_disable(void) { glt_pth_team_change_(-1, 0); }
+static inline void glt_thread_enable(void) { glt_pth_team_change_(-1, 1); }
 
 static inline void glt_future_create(int nbytes, GLT_future *f)
 {

@@ -249,6 +249,13 @@ int weft_xstream_get_cpubind(weft_xstream xs, int *cpu);
  * WEFT_ERR_SCHED_BLOCKS (called by a scheduler). Context: ULT on xs. */
 int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched);
 
+/* The stream's main scheduler (the one weft_init or weft_xstream_create
+ * gave it, or the last weft_xstream_set_main_sched). Keep it to put it back
+ * later: a runtime-made scheduler lives until weft_finalize().
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (NULL out). Context: any (during
+ * a replacement, the old or the new one). */
+int weft_xstream_get_main_sched(weft_xstream xs, weft_sched *out);
+
 /* Up to `max` pools of the stream's main scheduler, in order; *n gets the
  * total. Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
 int weft_xstream_get_pools(weft_xstream xs, int max, weft_pool *pools, int *n);

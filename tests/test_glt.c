@@ -159,6 +159,144 @@ static void setter(void *arg)
     glt_future_set(*(GLT_future *)arg, &v, sizeof v);
 }
 
+/* Malleability. */
+
+/* Where the calling unit runs, in ids (the thread numbers of glt_init):
+ * over weft the stream's rank; over OS threads the CPU slot it is pinned
+ * to, -1 if not pinned to exactly one CPU of slot num's id. */
+static int where_id(int num)
+{
+#ifndef GLT_BACKEND_PTHREADS
+    (void)num;
+    weft_xstream xs;
+    int rank = -1;
+    CHECK_OK(weft_xstream_self(&xs));
+    CHECK_OK(weft_xstream_rank(xs, &rank));
+    return rank;
+#else
+    cpu_set_t set;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int id = glt_team_id_(num);
+    CHECK(pthread_getaffinity_np(pthread_self(), sizeof set, &set) == 0);
+    return CPU_COUNT(&set) == 1 && CPU_ISSET(id % (int)cpus, &set) ? id : -1;
+#endif
+}
+
+static int g_num[64], g_id[64];
+static void report(void *arg)
+{
+    intptr_t i = (intptr_t)arg;
+    g_num[i] = glt_get_thread_num();
+    g_id[i] = where_id(g_num[i]);
+}
+
+static GLT_mutex g_mm;
+static int g_waiting;
+static void blocked_waiter(void *arg)
+{
+    __atomic_store_n(&g_waiting, 1, __ATOMIC_RELEASE);
+    glt_mutex_lock(g_mm); /* the main ULT holds it across the disable */
+    report(arg);
+    glt_mutex_unlock(g_mm);
+}
+
+/* A ULT disables its own thread, is moved off it at its next yield. */
+static void self_disabler(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    glt_thread_disable_id(id);
+    glt_yield();
+    CHECK(glt_get_thread_num() < glt_get_num_threads());
+#ifndef GLT_BACKEND_PTHREADS
+    CHECK(where_id(0) != id);
+#endif
+    glt_thread_enable_id(id);
+}
+
+/* Units created on thread numbers 0 .. k-1 run on the enabled threads in
+ * id order and say so. */
+static void check_placement(int k)
+{
+    int n = glt_get_num_threads();
+    GLT_ult u[64];
+    for (int i = 0; i < k; i++) glt_ult_create_to(report, (void *)(intptr_t)i, &u[i], i);
+    for (int i = 0; i < k; i++) glt_ult_free(&u[i]);
+    for (int i = 0; i < k; i++) {
+        CHECK(g_num[i] == i % n);
+        CHECK(g_id[i] == glt_team_id_(i % n));
+    }
+}
+
+static void test_malleability(void)
+{
+    CHECK(glt_can_malleability() == GLT_TRUE);
+    int n = glt_get_num_threads(), last = n - 1;
+    CHECK(n >= 2 && n <= 32);
+    check_placement(n);
+
+    /* A ULT blocked on thread `last` wakes after it was disabled: it runs
+     * on an enabled thread. */
+    glt_mutex_create(&g_mm);
+    glt_mutex_lock(g_mm);
+    GLT_ult w;
+    glt_ult_create_to(blocked_waiter, (void *)(intptr_t)40, &w, last);
+    while (!__atomic_load_n(&g_waiting, __ATOMIC_ACQUIRE)) glt_yield();
+    glt_thread_disable_id(last);
+    CHECK(glt_get_num_threads() == n - 1);
+    glt_thread_disable_id(last); /* already out: nothing */
+    CHECK(glt_get_num_threads() == n - 1);
+    glt_mutex_unlock(g_mm);
+    glt_ult_join(&w);
+    glt_ult_free(&w);
+    CHECK(g_num[40] >= 0 && g_num[40] < n - 1);
+    CHECK(g_id[40] >= 0 && g_id[40] != last);
+
+    /* New units: numbers wrap over the n - 1 left. */
+    check_placement(n);
+#ifndef GLT_BACKEND_PTHREADS
+    /* A unit that reaches the disabled stream anyway is moved on. */
+    weft_xstream xs_last;
+    weft_thread t;
+    CHECK_OK(weft_xstream_get(last, &xs_last));
+    CHECK_OK(weft_thread_create_to(xs_last, report, (void *)(intptr_t)41, NULL, &t));
+    CHECK_OK(weft_thread_free(&t));
+    CHECK(g_id[41] != last && g_num[41] < n - 1);
+#endif
+    glt_thread_enable_id(last);
+    glt_thread_enable_id(last); /* already in: nothing */
+    CHECK(glt_get_num_threads() == n);
+    check_placement(n);
+
+    /* Without ids: the highest enabled goes, the lowest disabled comes
+     * back; thread 0 stays. */
+    for (int k = 1; k < n + 2; k++) {
+        glt_thread_disable();
+        CHECK(glt_get_num_threads() == (n - k > 1 ? n - k : 1));
+    }
+    check_placement(3);
+    glt_thread_enable();
+    CHECK(glt_get_num_threads() == 2);
+    check_placement(2);
+    CHECK(g_id[1] == 1);
+    for (int k = 0; k < n; k++) glt_thread_enable();
+    CHECK(glt_get_num_threads() == n);
+
+    /* Disabling from inside: a ULT on the thread it takes out. */
+    GLT_ult sd;
+    glt_ult_create_to(self_disabler, (void *)(intptr_t)last, &sd, last);
+    glt_ult_join(&sd);
+    glt_ult_free(&sd);
+    CHECK(glt_get_num_threads() == n);
+    if (n > 2) {
+        glt_thread_disable_id(1); /* a middle one: renumbering */
+        check_placement(n - 1);
+        CHECK(g_id[1] == 2);
+        glt_thread_enable_id(1);
+    }
+    glt_mutex_free(&g_mm);
+    glt_thread_disable_id(last); /* glt_finalize puts it back */
+}
+
 int main(int argc, char **argv)
 {
     setenv("GLT_NUM_THREADS", "2", 0);
@@ -256,7 +394,6 @@ int main(int argc, char **argv)
 
     /* Futures (set once, wait for the value). */
     CHECK(glt_can_future_functions() == GLT_TRUE);
-    CHECK(glt_can_malleability() == GLT_FALSE);
     GLT_future f;
     glt_future_create(sizeof(int), &f);
     GLT_ult st;
@@ -294,6 +431,7 @@ int main(int argc, char **argv)
     free(msg);
     free(u);
 
+    test_malleability();
     glt_finalize();
     printf("glt: ok (%d threads)\n", g_nth);
     return 0;

@@ -196,7 +196,14 @@ static void test_user_primary(void)
     CHECK_OK(weft_pool_create(WEFT_POOL_LIFO, WEFT_POOL_ACCESS_PRIVATE, &pools[1]));
     weft_sched s;
     CHECK_OK(weft_sched_create(&us_ops, 2, pools, &d, &s));
+    weft_sched orig = NULL, now = NULL;
+    CHECK_OK(weft_xstream_get_main_sched(prim, &orig));
+    CHECK(orig != NULL);
+    CHECK_RC(weft_xstream_get_main_sched(prim, NULL), WEFT_ERR_INVALID);
+    CHECK_RC(weft_xstream_get_main_sched(NULL, &now), WEFT_ERR_HANDLE);
     CHECK_OK(weft_xstream_set_main_sched(prim, s));
+    CHECK_OK(weft_xstream_get_main_sched(prim, &now));
+    CHECK(now == s);
     g_done = 0;
     weft_thread units[50];
     for (int i = 0; i < 50; i++) CHECK_OK(weft_thread_create(pools[1], parent, NULL, NULL, &units[i]));
@@ -210,6 +217,8 @@ static void test_user_primary(void)
 
     CHECK_OK(weft_sched_create_basic(1, &pools[0], &g_back));
     CHECK_OK(weft_xstream_set_main_sched(prim, g_back));
+    CHECK_OK(weft_xstream_get_main_sched(prim, &now));
+    CHECK(now == g_back);
     /* The user scheduler's loop has returned: it can go at once. */
     CHECK(d.stops == 1);
     CHECK_OK(weft_sched_free(&s));

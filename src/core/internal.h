@@ -281,14 +281,16 @@ struct weft_timer {
 
 /* A unit's home pool as seen from another thread (a join, a migration);
  * the unit's creator and its runner use the field directly. */
+/* Release/acquire: who sees a unit's new pool also sees what the stream
+ * that moved it wrote before (its in_pool, popped from the old pool). */
 static inline struct weft_pool_s *unit_get_pool(struct weft_unit_s *u)
 {
-    return __atomic_load_n(&u->pool, __ATOMIC_RELAXED);
+    return __atomic_load_n(&u->pool, __ATOMIC_ACQUIRE);
 }
 
 static inline void unit_set_pool(struct weft_unit_s *u, struct weft_pool_s *p)
 {
-    __atomic_store_n(&u->pool, p, __ATOMIC_RELAXED);
+    __atomic_store_n(&u->pool, p, __ATOMIC_RELEASE);
 }
 
 static inline int unit_check(struct weft_unit_s *u)

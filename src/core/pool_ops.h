@@ -199,7 +199,7 @@ static inline bool pool_take_within(struct weft_pool_s *p, struct weft_unit_s *u
     bool locked = p->impl == IMPL_LOCKED, found = false;
     if (locked) pool_lock(p);
     if (p->impl == IMPL_INCOMING && atomic_load_explicit(&p->incoming, memory_order_relaxed)) incoming_drain(p);
-    if (u->in_pool && u->pool == p && !(unstarted && u->started)) {
+    if (unit_get_pool(u) == p && u->in_pool && !(unstarted && u->started)) {
         if (p->head == u) found = head_ok && list_pop(p) == u; /* never true for a user pool: no head */
         else found = list_remove(p, u, reach);
     }

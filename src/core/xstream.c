@@ -418,6 +418,15 @@ int weft_xstream_get_pools(weft_xstream xs, int max, weft_pool *pools, int *n)
     return weft_sched_get_pools(xs->main_sched, max, pools, n);
 }
 
+int weft_xstream_get_main_sched(weft_xstream xs, weft_sched *out)
+{
+    int rc = xs_check(xs);
+    if (rc) return rc;
+    if (!out) return WEFT_ERR_INVALID;
+    *out = xs->main_sched;
+    return WEFT_OK;
+}
+
 int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched)
 {
     int rc = xs_check(xs);
