@@ -1,7 +1,9 @@
 #define _GNU_SOURCE
 /* Units created on one stream and freed on another: their descriptors go
  * back to the creating stream in batches, so memory stays flat however
- * long the pattern runs, and every unit runs once. */
+ * long the pattern runs, and every unit runs once. Then units sent to
+ * another stream in rounds larger than a stream's cache (3,000): the
+ * descriptors of one round serve the next, no new memory per round. */
 #include <malloc.h>
 
 #include "check.h"
@@ -10,6 +12,8 @@
 
 static _Atomic long g_ran;
 static weft_thread g_units[PER_ROUND];
+#define FAR_ROUND 3000
+static weft_thread g_far[FAR_ROUND];
 
 static void work(void *arg)
 {
@@ -51,6 +55,23 @@ int main(void)
     size_t grown = mallinfo2().uordblks - base;
     if (grown > (1u << 20)) {
         fprintf(stderr, "heap grew by %zu bytes over %d rounds\n", grown, rounds - base_round);
+        return 1;
+    }
+
+    g_ran = 0;
+    int far_rounds = rounds / 3 > 20 ? rounds / 3 : 20;
+    for (int r = 0; r < far_rounds; r++) {
+        for (int i = 0; i < FAR_ROUND; i++) {
+            if (i & 1) CHECK_OK(weft_thread_create_to(other, work, NULL, NULL, &g_far[i]));
+            else CHECK_OK(weft_tasklet_create_to(other, work, NULL, &g_far[i]));
+        }
+        CHECK_OK(weft_thread_free_many(FAR_ROUND, g_far));
+        if (r == 5) base = mallinfo2().uordblks;
+    }
+    CHECK(g_ran == (long)FAR_ROUND * far_rounds);
+    grown = mallinfo2().uordblks - base;
+    if (grown > (1u << 20)) {
+        fprintf(stderr, "heap grew by %zu bytes over %d rounds of exports\n", grown, far_rounds - 5);
         return 1;
     }
     CHECK_OK(weft_finalize());

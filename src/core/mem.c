@@ -34,6 +34,7 @@
 
 static struct slab *g_slabs;                /* all slabs, freed at finalize */
 static struct unit_cache g_plain;           /* global descriptor list, under weft_g.lock */
+static struct unit_cache g_export;          /* surplus of export slabs, under weft_g.lock */
 
 static struct stack_cache g_stacks; /* global stack list, under weft_g.lock */
 
@@ -291,6 +292,14 @@ struct weft_unit_s *mem_unit_alloc_slow(struct weft_xstream_s *xs, bool exported
         if ((u = cache_pop(c))) return u;
     }
     pthread_mutex_lock(&weft_g.lock);
+    if (xs && exported && g_export.head) {
+        /* Another round of units for other streams: the descriptors the
+         * last rounds left over, not a new slab each time. */
+        u = cache_pop(&g_export);
+        for (int i = 0; i < 32 && g_export.head; i++) cache_push(c, cache_pop(&g_export));
+        pthread_mutex_unlock(&weft_g.lock);
+        return u;
+    }
     if (xs && (exported || !g_plain.head)) {
         /* A stream takes a whole new slab: descriptors of different streams
          * never sit side by side. */
@@ -341,8 +350,15 @@ void mem_unit_release_remote(struct weft_xstream_s *xs, struct weft_unit_s *u, u
 {
     struct weft_xstream_s *owner = (struct weft_xstream_s *)(tagged & ~SLAB_EXPORTED);
     if (owner == xs) { /* one of our export slabs */
-        if (xs->export_cache.n < CACHE_MAX) cache_push(&xs->export_cache, u);
-        else mem_unit_release_slow(u);
+        if (xs->export_cache.n < CACHE_MAX) {
+            cache_push(&xs->export_cache, u);
+        } else {
+            /* Kept for exports: the global list would hand it to local
+             * allocations, and the next exports would need new slabs. */
+            pthread_mutex_lock(&weft_g.lock);
+            cache_push(&g_export, u);
+            pthread_mutex_unlock(&weft_g.lock);
+        }
         return;
     }
     if (xs->remote_owner != owner) {
@@ -451,6 +467,7 @@ void mem_finalize(void)
     }
     huge_chunks_release();
     g_plain = (struct unit_cache){0};
+    g_export = (struct unit_cache){0};
     obj_release_retired();
 }
 
