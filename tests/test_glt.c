@@ -153,6 +153,16 @@ static void exiter(void *arg)
 static int g_ran;
 static void never(void *arg) { (void)arg; g_ran = 1; }
 
+/* Tasklets placed on each thread: where they ran, who they are. */
+static GLT_tasklet g_tk_self[64];
+static int g_tk_num[64];
+static void tasklet_body(void *arg)
+{
+    intptr_t i = (intptr_t)arg;
+    glt_tasklet_self(&g_tk_self[i]);
+    g_tk_num[i] = glt_get_thread_num();
+}
+
 static void setter(void *arg)
 {
     int v = 42;
@@ -388,12 +398,31 @@ int main(int argc, char **argv)
 #ifndef GLT_BACKEND_PTHREADS
     CHECK(!g_ran); /* over OS threads a unit starts at once: nothing to cancel */
 #endif
+    GLT_ult never_u;
+    g_ran = 0;
+    glt_ult_create(never, NULL, &never_u);
+    glt_ult_cancel(never_u);
+    glt_ult_join(&never_u);
+    glt_ult_free(&never_u);
+#ifndef GLT_BACKEND_PTHREADS
+    CHECK(!g_ran);
+#endif
     GLT_ult me;
     glt_ult_self(&me);
     CHECK(me != NULL);
+    GLT_tasklet tk[64];
+    int ntk = g_nth * 2 < 64 ? g_nth * 2 : 64;
+    for (int i = 0; i < ntk; i++) glt_tasklet_create_to(tasklet_body, (void *)(intptr_t)i, &tk[i], i);
+    for (int i = 0; i < ntk; i++) glt_tasklet_join(&tk[i]);
+    for (int i = 0; i < ntk; i++) {
+        CHECK(g_tk_self[i] == tk[i]);
+        CHECK(g_tk_num[i] == i % g_nth);
+        glt_tasklet_free(&tk[i]);
+    }
 
     /* Futures (set once, wait for the value). */
     CHECK(glt_can_future_functions() == GLT_TRUE);
+    CHECK(glt_can_event_functions() == GLT_FALSE && glt_can_manage_scheduler() == GLT_FALSE);
     GLT_future f;
     glt_future_create(sizeof(int), &f);
     GLT_ult st;
