@@ -1,8 +1,8 @@
 /* GLT over weft (and, built with -DGLT_BACKEND_PTHREADS, over OS threads):
  * the seed papers' patterns (a 1,000-element for loop, 1,000
- * tasks from one ULT, tasks from every thread, a nested parallel for, an
- * n-queens search with a ULT per branch) with checked results, and every
- * GLT call. */
+ * tasks from one ULT, tasks from every thread, a nested parallel for) with
+ * checked results, and every GLT call. The n-queens search with a ULT per
+ * branch is examples/glt_queens.c, run as a test on both backends. */
 #define _GNU_SOURCE /* glt_pthreads.h pins threads: affinity calls */
 #include <errno.h>
 #include <pthread.h>
@@ -62,42 +62,6 @@ static void outer(void *arg)
     for (int i = 0; i < IN; i++) glt_ult_create_to(inner, (void *)(o * IN + i), &u[i], i);
     for (int i = 0; i < IN; i++) glt_ult_join(&u[i]);
     for (int i = 0; i < IN; i++) glt_ult_free(&u[i]);
-}
-
-/* n-queens: a ULT per safe placement of the next row. */
-struct board {
-    int n, row, col[16];
-    long *count;
-    GLT_mutex lock;
-};
-static int safe(const struct board *b, int c)
-{
-    for (int r = 0; r < b->row; r++)
-        if (b->col[r] == c || abs(b->col[r] - c) == b->row - r) return 0;
-    return 1;
-}
-static void queens(void *arg)
-{
-    struct board *b = arg;
-    if (b->row == b->n) {
-        glt_mutex_lock(b->lock);
-        (*b->count)++;
-        glt_mutex_unlock(b->lock);
-        return;
-    }
-    struct board next[16];
-    GLT_ult u[16];
-    int k = 0;
-    for (int c = 0; c < b->n; c++) {
-        if (!safe(b, c)) continue;
-        next[k] = *b;
-        next[k].col[b->row] = c;
-        next[k].row = b->row + 1;
-        glt_ult_create(queens, &next[k], &u[k]);
-        k++;
-    }
-    for (int i = 0; i < k; i++) glt_ult_join(&u[i]);
-    for (int i = 0; i < k; i++) glt_ult_free(&u[i]);
 }
 
 /* Sync, keys, ids, migration. */
@@ -341,17 +305,6 @@ int main(int argc, char **argv)
     free(o);
     for (int i = 0; i < OUT; i++)
         for (int j = 0; j < IN; j++) CHECK(g_cell[i][j] == 1);
-
-    /* n-queens, 8 x 8: 92 solutions. */
-    long count = 0;
-    struct board b = {.n = 8, .count = &count};
-    glt_mutex_create(&b.lock);
-    GLT_ult q;
-    glt_ult_create(queens, &b, &q);
-    glt_ult_join(&q);
-    glt_ult_free(&q);
-    glt_mutex_free(&b.lock);
-    CHECK(count == 92);
 
     /* Mutex, condition, barrier, spinlock, keys with destructors. */
     glt_mutex_create(&g_m);
