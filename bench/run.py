@@ -495,10 +495,13 @@ def report(doc, absent, pngs, outdir, quick):
     out.append("- **glt_\\***: one GLT source (bench/bench_glt.c) built over weft (`weft-glt`) and over OS "
                "threads (`glt-pthreads`, `-DGLT_BACKEND_PTHREADS`), threads = GLT threads: `glt_create_join` "
                "(the main ULT creates units spread over the threads, then joins them; 4,096 per run over weft, 64 "
-               "over pthreads; per unit), `glt_yield` (one unit per thread yields in a loop; per yield), "
+               "over pthreads; per unit; `glt_create` and `glt_join` time its two halves), `glt_yield` (one unit "
+               "per thread yields in a loop; per yield), "
                "`glt_for_loop` (a 1,000-element vector scaled, a chunk per thread; per loop), `glt_tasks_single` "
-               "(one unit creates and joins 1,000 tasklets; per task), `glt_nested_for` (20 outer units each "
-               "running 100 inner ones; per inner unit).")
+               "(one unit creates and joins 1,000 tasklets; per task), `glt_tasks_parallel` (one unit per thread "
+               "creates and joins its share of 1,000 tasklets; per task), `glt_nested_for` (20 outer units each "
+               "running 100 inner ones; per inner unit), `glt_queens` (8-queens with a ULT per safe placement, "
+               "2,057 units; per unit).")
     out.append("- **yield_to_pair**: weft's yield-to (two ULTs, one stream) and the Boost.Context jump "
                "measured in turn in one process, 21 pairs (9 with `--quick`); the target row gives the median "
                "of the per-pair ratios. Two programs run a minute apart drift on this VM by more than the "
