@@ -1,8 +1,7 @@
 /* GLT over weft (and, built with -DGLT_BACKEND_PTHREADS, over OS threads):
- * the seed papers' patterns (a 1,000-element for loop, 1,000
- * tasks from one ULT, tasks from every thread, a nested parallel for) with
- * checked results, and every GLT call. The n-queens search with a ULT per
- * branch is examples/glt_queens.c, run as a test on both backends. */
+ * every GLT call, with checked results. The seed papers' patterns are
+ * examples/glt_patterns.c and examples/glt_queens.c, run as tests on both
+ * backends. */
 #define _GNU_SOURCE /* glt_pthreads.h pins threads: affinity calls */
 #include <errno.h>
 #include <pthread.h>
@@ -10,59 +9,7 @@
 #include "glt.h"
 #include "check.h"
 
-#define N 1000
-
-static double g_v[N];
 static int g_nth;
-
-/* For loop: thread i scales its chunk. */
-static void chunk(void *arg)
-{
-    int t = (int)(intptr_t)arg, lo = N * t / g_nth, hi = N * (t + 1) / g_nth;
-    for (int i = lo; i < hi; i++) g_v[i] *= 2.0;
-}
-
-/* One task per element. */
-static void one(void *arg) { g_v[(intptr_t)arg] += 1.0; }
-
-static void spawn_all(void *arg)
-{
-    (void)arg;
-    GLT_tasklet *t = glt_tasklet_malloc(N);
-    for (int i = 0; i < N; i++) glt_tasklet_create(one, (void *)(intptr_t)i, &t[i]);
-    for (int i = 0; i < N; i++) glt_tasklet_join(&t[i]);
-    for (int i = 0; i < N; i++) glt_tasklet_free(&t[i]);
-    free(t);
-}
-
-/* Tasks from every thread: thread t's share. */
-static void spawn_share(void *arg)
-{
-    int t = (int)(intptr_t)arg, lo = N * t / g_nth, hi = N * (t + 1) / g_nth;
-    GLT_ult *u = glt_ult_malloc(hi - lo);
-    for (int i = lo; i < hi; i++) glt_ult_create(one, (void *)(intptr_t)i, &u[i - lo]);
-    for (int i = lo; i < hi; i++) glt_ult_join(&u[i - lo]);
-    for (int i = lo; i < hi; i++) glt_ult_free(&u[i - lo]);
-    free(u);
-}
-
-/* Nested parallel for: each outer iteration runs an inner parallel loop. */
-#define OUT 100
-#define IN 100
-static int g_cell[OUT][IN];
-static void inner(void *arg)
-{
-    intptr_t k = (intptr_t)arg;
-    g_cell[k / IN][k % IN]++;
-}
-static void outer(void *arg)
-{
-    intptr_t o = (intptr_t)arg;
-    GLT_ult u[IN];
-    for (int i = 0; i < IN; i++) glt_ult_create_to(inner, (void *)(o * IN + i), &u[i], i);
-    for (int i = 0; i < IN; i++) glt_ult_join(&u[i]);
-    for (int i = 0; i < IN; i++) glt_ult_free(&u[i]);
-}
 
 /* Sync, keys, ids, migration. */
 static GLT_mutex g_m;
@@ -279,32 +226,7 @@ int main(int argc, char **argv)
     CHECK(g_nth == atoi(getenv("GLT_NUM_THREADS")));
     CHECK(glt_get_thread_num() == 0);
 
-    /* For loop. */
-    for (int i = 0; i < N; i++) g_v[i] = i;
     GLT_ult *u = glt_ult_malloc(g_nth);
-    for (int t = 0; t < g_nth; t++) glt_ult_create_to(chunk, (void *)(intptr_t)t, &u[t], t);
-    for (int t = 0; t < g_nth; t++) glt_ult_join(&u[t]);
-    for (int t = 0; t < g_nth; t++) glt_ult_free(&u[t]);
-    for (int i = 0; i < N; i++) CHECK(g_v[i] == 2.0 * i);
-
-    /* Tasks from one ULT, then from every thread. */
-    GLT_ult one_ult;
-    glt_ult_create(spawn_all, NULL, &one_ult);
-    glt_ult_join(&one_ult);
-    glt_ult_free(&one_ult);
-    for (int t = 0; t < g_nth; t++) glt_ult_create_to(spawn_share, (void *)(intptr_t)t, &u[t], t);
-    for (int t = 0; t < g_nth; t++) glt_ult_join(&u[t]);
-    for (int t = 0; t < g_nth; t++) glt_ult_free(&u[t]);
-    for (int i = 0; i < N; i++) CHECK(g_v[i] == 2.0 * i + 2.0);
-
-    /* Nested parallel for. */
-    GLT_ult *o = glt_ult_malloc(OUT);
-    for (int i = 0; i < OUT; i++) glt_ult_create_to(outer, (void *)(intptr_t)i, &o[i], i);
-    for (int i = 0; i < OUT; i++) glt_ult_join(&o[i]);
-    for (int i = 0; i < OUT; i++) glt_ult_free(&o[i]);
-    free(o);
-    for (int i = 0; i < OUT; i++)
-        for (int j = 0; j < IN; j++) CHECK(g_cell[i][j] == 1);
 
     /* Mutex, condition, barrier, spinlock, keys with destructors. */
     glt_mutex_create(&g_m);
@@ -363,7 +285,7 @@ int main(int argc, char **argv)
     GLT_ult me;
     glt_ult_self(&me);
     CHECK(me != NULL);
-    GLT_tasklet tk[64];
+    GLT_tasklet *tk = glt_tasklet_malloc(64);
     int ntk = g_nth * 2 < 64 ? g_nth * 2 : 64;
     for (int i = 0; i < ntk; i++) glt_tasklet_create_to(tasklet_body, (void *)(intptr_t)i, &tk[i], i);
     for (int i = 0; i < ntk; i++) glt_tasklet_join(&tk[i]);
@@ -372,6 +294,7 @@ int main(int argc, char **argv)
         CHECK(g_tk_num[i] == i % g_nth);
         glt_tasklet_free(&tk[i]);
     }
+    free(tk);
 
     /* Futures (set once, wait for the value). */
     CHECK(glt_can_future_functions() == GLT_TRUE);
