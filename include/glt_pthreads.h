@@ -73,7 +73,6 @@ typedef struct glt_pth_future {
     } while (0)
 
 /* State shared by every file of the program (weak: one copy at link). */
-__attribute__((weak)) int glt_pth_nthreads = 1;
 __attribute__((weak)) uint64_t glt_pth_next_id = 1;
 __attribute__((weak)) __thread struct glt_pth_unit *glt_pth_self_;
 __attribute__((weak)) struct glt_pth_unit glt_pth_main_unit;
@@ -87,9 +86,7 @@ static inline void glt_init(int argc, char *argv[])
     (void)argv;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     const char *n = getenv("GLT_NUM_THREADS");
-    glt_pth_nthreads = n && atoi(n) > 0 ? atoi(n) : (cores > 0 ? (int)cores : 1);
-    if (glt_pth_nthreads > GLT_MAX_THREADS_) glt_pth_nthreads = GLT_MAX_THREADS_;
-    glt_team_init_(glt_pth_nthreads);
+    glt_team_init_(n && atoi(n) > 0 ? atoi(n) : (cores > 0 ? (int)cores : 1)); /* capped there */
     glt_pth_main_unit.th = pthread_self();
     glt_pth_main_unit.id = __atomic_fetch_add(&glt_pth_next_id, 1, __ATOMIC_RELAXED);
     glt_pth_self_ = &glt_pth_main_unit;
