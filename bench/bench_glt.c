@@ -1,217 +1,178 @@
-/* The GLT microbenchmarks: one source, built over weft (bench_glt_weft,
- * runtime "weft-glt") and over OS threads (bench_glt_pthreads, with
- * -DGLT_BACKEND_PTHREADS, runtime "glt-pthreads"). Time per unit or per
- * operation, every result checked:
- *   glt_create_join   the main ULT creates units spread over the threads
- *                     and joins them; glt_create and glt_join time the two
- *                     halves of the same runs
- *   glt_yield         one unit per thread yields in a loop
- *   glt_for_loop      a 1,000-element vector scaled, a chunk per thread
- *   glt_tasks_single  one unit creates 1,000 tasks and joins them
- *   glt_tasks_parallel one unit per thread creates and joins its share of
- *                     1,000 tasks
- *   glt_nested_for    20 outer units each running 100 inner ones
- *   glt_queens        8-queens, a ULT per safe placement (2,057 units);
- *                     per unit */
+/* The patterns (bench/patterns.h) through the GLT API: one source, built
+ * over weft (bench_glt_weft, runtime "weft-glt") and over OS threads
+ * (bench_glt_pthreads with -DGLT_BACKEND_PTHREADS, runtime "glt-pthreads").
+ * Threads = GLT threads. Tasklets where a unit never waits, ULTs where it
+ * does (outer loops, parallel regions, yielders), as a GLT user writes it. */
 #define _GNU_SOURCE
-#include "glt.h"
+#ifdef GLT_BACKEND_PTHREADS
+#define PAT_OS_THREADS
+#endif
+#define PATTERNS_MAIN
+#include "patterns.h"
 
-#include "bench_common.h"
+#include "glt.h"
 
 #ifdef GLT_BACKEND_PTHREADS
 #define RUNTIME "glt-pthreads"
-#define CJ_UNITS 64 /* an OS thread costs microseconds: fewer per run */
-#define YIELDS 20000
 #else
 #define RUNTIME "weft-glt"
-#define CJ_UNITS 4096
-#define YIELDS 200000
 #endif
 
-#define N 1000
-static int g_nth, g_runs;
-static double g_v[N];
-static long g_count;
+static const char *name(void) { return RUNTIME; }
 
-static void body(void *arg) { __atomic_fetch_add(&g_count, (long)(intptr_t)arg, __ATOMIC_RELAXED); }
-
-static void yielder(void *arg)
+static void init(int threads)
 {
-    (void)arg;
-    for (int i = 0; i < YIELDS; i++) glt_yield();
-    __atomic_fetch_add(&g_count, 1, __ATOMIC_RELAXED);
+    char n[16];
+    snprintf(n, sizeof n, "%d", threads);
+    setenv("GLT_NUM_THREADS", n, 1);
+    glt_init(0, NULL);
+    BENCH_CHECK(glt_get_num_threads() == threads);
 }
 
-static void chunk(void *arg)
+static void fini(void) { glt_finalize(); }
+
+static void join_tasklets(int n, GLT_tasklet *t)
 {
-    int t = (int)(intptr_t)arg, lo = N * t / g_nth, hi = N * (t + 1) / g_nth;
-    for (int i = lo; i < hi; i++) g_v[i] *= 1.000001;
-    __atomic_fetch_add(&g_count, hi - lo, __ATOMIC_RELAXED);
+    for (int i = 0; i < n; i++) glt_tasklet_join(&t[i]);
+    for (int i = 0; i < n; i++) glt_tasklet_free(&t[i]);
 }
 
-static void spawn_tasks(void *arg)
+static void join_ults(int n, GLT_ult *u)
 {
-    (void)arg;
-    GLT_tasklet *t = glt_tasklet_malloc(N);
-    for (int i = 0; i < N; i++) glt_tasklet_create(body, (void *)(intptr_t)1, &t[i]);
-    for (int i = 0; i < N; i++) glt_tasklet_join(&t[i]);
-    for (int i = 0; i < N; i++) glt_tasklet_free(&t[i]);
-    free(t);
-}
-
-/* Tasks from every thread: thread t's share of N. */
-static void spawn_share(void *arg)
-{
-    int t = (int)(intptr_t)arg, lo = N * t / g_nth, hi = N * (t + 1) / g_nth;
-    GLT_tasklet *tk = glt_tasklet_malloc(hi - lo);
-    for (int i = 0; i < hi - lo; i++) glt_tasklet_create(body, (void *)(intptr_t)1, &tk[i]);
-    for (int i = 0; i < hi - lo; i++) glt_tasklet_join(&tk[i]);
-    for (int i = 0; i < hi - lo; i++) glt_tasklet_free(&tk[i]);
-    free(tk);
-}
-
-/* n-queens with a ULT per safe placement of the next row; g_count counts
- * the units, g_solutions the boards. */
-#define QUEENS 8
-#define QUEENS_UNITS 2057 /* nodes of the 8-queens search tree, root included */
-#define QUEENS_SOLUTIONS 92
-static long g_solutions;
-struct board {
-    int row, col[QUEENS];
-};
-static void place(void *arg)
-{
-    const struct board *b = arg;
-    __atomic_fetch_add(&g_count, 1, __ATOMIC_RELAXED);
-    if (b->row == QUEENS) {
-        __atomic_fetch_add(&g_solutions, 1, __ATOMIC_RELAXED);
-        return;
-    }
-    struct board next[QUEENS];
-    GLT_ult u[QUEENS];
-    int k = 0;
-    for (int c = 0; c < QUEENS; c++) {
-        int ok = 1;
-        for (int r = 0; r < b->row && ok; r++) ok = b->col[r] != c && abs(b->col[r] - c) != b->row - r;
-        if (!ok) continue;
-        next[k] = *b;
-        next[k].col[b->row] = c;
-        next[k].row = b->row + 1;
-        glt_ult_create(place, &next[k], &u[k]);
-        k++;
-    }
-    for (int i = 0; i < k; i++) glt_ult_join(&u[i]);
-    for (int i = 0; i < k; i++) glt_ult_free(&u[i]);
-}
-
-#define OUTER 20
-#define INNER 100
-static void outer(void *arg)
-{
-    (void)arg;
-    GLT_ult u[INNER];
-    for (int i = 0; i < INNER; i++) glt_ult_create_to(body, (void *)(intptr_t)1, &u[i], i);
-    for (int i = 0; i < INNER; i++) glt_ult_join(&u[i]);
-    for (int i = 0; i < INNER; i++) glt_ult_free(&u[i]);
-}
-
-/* Run fn(i) on thread i % g_nth for i < n; join and free them. */
-static void run_spread(int n, void (*fn)(void *), int arg_is_index)
-{
-    GLT_ult *u = glt_ult_malloc(n);
-    for (int i = 0; i < n; i++)
-        glt_ult_create_to(fn, (void *)(intptr_t)(arg_is_index ? i : 1), &u[i], i);
     for (int i = 0; i < n; i++) glt_ult_join(&u[i]);
     for (int i = 0; i < n; i++) glt_ult_free(&u[i]);
-    free(u);
 }
 
-/* Times `what` g_runs times after a warm-up; per `ops`; checks g_count. */
-static void measure(const char *exp, double ops, long want, void (*what)(void))
-{
-    double v[64];
-    for (int r = -1; r < g_runs; r++) {
-        g_count = 0;
-        double t0 = bench_now_ns();
-        what();
-        double dt = (bench_now_ns() - t0) / ops;
-        BENCH_CHECK(g_count == want);
-        if (r >= 0) v[r] = dt;
-    }
-    bench_report(exp, RUNTIME, g_nth, NULL, v, g_runs);
-}
+static void unit_fn(void *arg) { pat_unit((int)(intptr_t)arg); }
 
-/* Create+join, with the create and join halves timed apart. */
-static double g_create_ns, g_join_ns;
-static void do_create_join(void)
+static void create_join(double *create_ns, double *join_ns)
 {
-    GLT_ult *u = glt_ult_malloc(CJ_UNITS);
+    GLT_tasklet t[64];
     double t0 = bench_now_ns();
-    for (int i = 0; i < CJ_UNITS; i++) glt_ult_create_to(body, (void *)(intptr_t)1, &u[i], i);
+    for (int i = 0; i < pat_threads; i++) glt_tasklet_create_to(unit_fn, (void *)(intptr_t)i, &t[i], i);
     double t1 = bench_now_ns();
-    for (int i = 0; i < CJ_UNITS; i++) glt_ult_join(&u[i]);
-    for (int i = 0; i < CJ_UNITS; i++) glt_ult_free(&u[i]);
-    g_join_ns = bench_now_ns() - t1;
-    g_create_ns = t1 - t0;
-    free(u);
+    join_tasklets(pat_threads, t);
+    *join_ns = bench_now_ns() - t1;
+    *create_ns = t1 - t0;
 }
 
-/* glt_create_join, and its halves as glt_create and glt_join. */
-static void measure_create_join(void)
+static void chunk_fn(void *arg)
 {
-    double all[64], cr[64], jn[64];
-    for (int r = -1; r < g_runs; r++) {
-        g_count = 0;
-        double t0 = bench_now_ns();
-        do_create_join();
-        double dt = bench_now_ns() - t0;
-        BENCH_CHECK(g_count == CJ_UNITS);
-        if (r < 0) continue;
-        all[r] = dt / CJ_UNITS;
-        cr[r] = g_create_ns / CJ_UNITS;
-        jn[r] = g_join_ns / CJ_UNITS;
+    pat_chunk((int)(intptr_t)arg);
+}
+
+static void for_loop(void)
+{
+    GLT_tasklet t[64];
+    for (int k = 0; k < pat_threads; k++) glt_tasklet_create_to(chunk_fn, (void *)(intptr_t)k, &t[k], k);
+    join_tasklets(pat_threads, t);
+}
+
+static void elem_fn(void *arg) { pat_scale_one((int)(intptr_t)arg); }
+static GLT_tasklet g_tasks[PAT_N];
+
+static void tasks_single(void)
+{
+    for (int i = 0; i < PAT_N; i++) glt_tasklet_create_to(elem_fn, (void *)(intptr_t)i, &g_tasks[i], i);
+    join_tasklets(PAT_N, g_tasks);
+}
+
+/* A parallel region's unit: the tasks of its chunk, on its own thread. */
+static void region_fn(void *arg)
+{
+    int k = (int)(intptr_t)arg, lo = pat_lo(PAT_N, k, pat_threads), hi = pat_hi(PAT_N, k, pat_threads);
+    for (int i = lo; i < hi; i++) glt_tasklet_create(elem_fn, (void *)(intptr_t)i, &g_tasks[i]);
+    join_tasklets(hi - lo, &g_tasks[lo]);
+}
+
+static void tasks_parallel(void)
+{
+    GLT_ult u[64];
+    for (int k = 0; k < pat_threads; k++) glt_ult_create_to(region_fn, (void *)(intptr_t)k, &u[k], k);
+    join_ults(pat_threads, u);
+}
+
+static void inner_fn(void *arg)
+{
+    pat_inner((intptr_t)arg);
+}
+
+static void outer_fn(void *arg)
+{
+    int k = (int)(intptr_t)arg;
+    GLT_tasklet t[64];
+    for (int i = pat_lo(pat_mn, k, pat_threads); i < pat_hi(pat_mn, k, pat_threads); i++) {
+        for (int p = 0; p < pat_threads; p++)
+            glt_tasklet_create_to(inner_fn, (void *)pat_inner_arg(i, p), &t[p], p);
+        join_tasklets(pat_threads, t);
     }
-    bench_report("glt_create_join", RUNTIME, g_nth, NULL, all, g_runs);
-    bench_report("glt_create", RUNTIME, g_nth, NULL, cr, g_runs);
-    bench_report("glt_join", RUNTIME, g_nth, NULL, jn, g_runs);
 }
 
-static void do_tasks_parallel(void) { run_spread(g_nth, spawn_share, 1); }
-static void do_queens(void)
+static void nested_for(void)
 {
-    static struct board root;
-    g_solutions = 0;
-    GLT_ult u;
-    glt_ult_create(place, &root, &u);
-    glt_ult_join(&u);
-    glt_ult_free(&u);
-    BENCH_CHECK(g_solutions == QUEENS_SOLUTIONS);
+    GLT_ult u[64];
+    for (int k = 0; k < pat_threads; k++) glt_ult_create_to(outer_fn, (void *)(intptr_t)k, &u[k], k);
+    join_ults(pat_threads, u);
 }
-static void do_yield(void) { run_spread(g_nth, yielder, 0); }
-static void do_for_loop(void) { run_spread(g_nth, chunk, 1); }
-static void do_tasks_single(void)
-{
-    GLT_ult u;
-    glt_ult_create(spawn_tasks, NULL, &u);
-    glt_ult_join(&u);
-    glt_ult_free(&u);
-}
-static void do_nested(void) { run_spread(OUTER, outer, 0); }
 
-int main(int argc, char **argv)
+/* create_join_per_stream: a ULT per thread creates PAT_CJ_UNITS tasklets on
+ * its thread and joins them, g_reps times. */
+static int g_reps;
+static long g_ran, g_yields;
+static double g_each[128];
+
+static void count_fn(void *arg)
 {
-    int quick = bench_quick(argc, argv);
-    g_runs = quick ? 5 : 15;
-    glt_init(argc, argv);
-    g_nth = glt_get_num_threads();
-    for (int i = 0; i < N; i++) g_v[i] = i;
-    measure_create_join();
-    measure("glt_yield", (double)YIELDS, g_nth, do_yield); /* per yield of one unit: they run side by side */
-    measure("glt_for_loop", 1, N, do_for_loop);
-    measure("glt_tasks_single", N, N, do_tasks_single);
-    measure("glt_tasks_parallel", N, N, do_tasks_parallel);
-    measure("glt_nested_for", OUTER * INNER, OUTER * INNER, do_nested);
-    measure("glt_queens", QUEENS_UNITS, QUEENS_UNITS, do_queens);
-    glt_finalize();
-    return 0;
+    (void)arg;
+    __atomic_fetch_add(&g_ran, 1, __ATOMIC_RELAXED);
 }
+
+static void creator_fn(void *arg)
+{
+    int k = (int)(intptr_t)arg;
+    GLT_tasklet t[PAT_CJ_UNITS];
+    double t0 = bench_now_ns();
+    for (int r = 0; r < g_reps; r++) {
+        for (int i = 0; i < PAT_CJ_UNITS; i++) glt_tasklet_create(count_fn, NULL, &t[i]);
+        join_tasklets(PAT_CJ_UNITS, t);
+    }
+    g_each[k] = (bench_now_ns() - t0) / ((double)g_reps * PAT_CJ_UNITS);
+}
+
+/* Runs fn(k) as a ULT on thread k % threads for k < n; the mean of g_each. */
+static double run_spread(int n, void (*fn)(void *))
+{
+    GLT_ult u[128];
+    for (int k = 0; k < n; k++) glt_ult_create_to(fn, (void *)(intptr_t)k, &u[k], k);
+    join_ults(n, u);
+    double sum = 0;
+    for (int k = 0; k < n; k++) sum += g_each[k];
+    return sum / n;
+}
+
+static double create_join_per_stream(int reps)
+{
+    g_reps = reps < 1 ? 1 : reps;
+    g_ran = 0;
+    double per = run_spread(pat_threads, creator_fn);
+    BENCH_CHECK(g_ran == (long)g_reps * PAT_CJ_UNITS * pat_threads);
+    return per;
+}
+
+/* Two ULTs per thread yield in turn; time per yield. */
+static void yielder_fn(void *arg)
+{
+    int k = (int)(intptr_t)arg;
+    double t0 = bench_now_ns();
+    for (long i = 0; i < g_yields; i++) glt_yield();
+    g_each[k] = (bench_now_ns() - t0) / (2.0 * (double)g_yields);
+}
+
+static double yield(long yields)
+{
+    g_yields = yields;
+    return run_spread(2 * pat_threads, yielder_fn);
+}
+
+const struct pat_runtime pat_rt = {name, NULL, NULL, init, fini, create_join, for_loop, tasks_single,
+                                   tasks_parallel, nested_for, create_join_per_stream, yield};

@@ -265,6 +265,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strncmp(argv[i], "--streams=", 10)) maxs = atoi(argv[i] + 10);
     if (maxs < 1 || maxs > 64) maxs = 2;
+    int maxt = maxs; /* --threads=: the largest stream count of yield and yield_to */
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], "--threads=", 10)) maxt = atoi(argv[i] + 10);
+    if (maxt < 1 || maxt > 64) maxt = maxs;
     long per = (long)g_reps * UNITS;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--features")) g_features = 1;
@@ -286,7 +290,9 @@ int main(int argc, char **argv)
             measure_pair("weft-ult", (enum setup)k, 0, ncpu, per);
             measure_pair("weft-tasklet", (enum setup)k, 1, ncpu, per);
         }
-    for (int s = 1; s <= maxs; s *= 2) {
+    /* Yield at the thread counts of the patterns (bench/patterns.h), past the
+     * cores too: streams then share CPUs, as their peers' threads do. */
+    for (int s = 1; s <= maxt; s *= 2) {
         measure("yield", "weft-ult", s, PRIVATE, yield_driver, 0, 1);
         measure("yield_to", "weft-ult", s, PRIVATE, yield_driver, 1, 1);
     }

@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build", "bench")
@@ -25,7 +26,7 @@ BUILD = os.path.join(ROOT, "build", "bench")
 # Program -> the runtimes it measures. A program that did not build (its
 # peer's packages are missing) makes those runtimes "absent".
 PROGRAMS = [
-    ("bench_weft", ["weft-ult", "weft-tasklet"]),
+    ("bench_weft", ["weft-ult", "weft-tasklet"], ["--threads=8"]),
     # The join-latency breakdown: one program per measurement build of weft.
     ("bench_join_none", ["weft breakdown step 0"]),
     ("bench_join_mempool", ["weft breakdown steps 1-2"]),
@@ -36,14 +37,46 @@ PROGRAMS = [
     ("bench_weft", ["weft feature costs (shipped)"], ["--features"]),
     ("bench_features_nomigration", ["weft feature costs (no migration)"], ["--features"]),
     ("bench_tlb", ["weft huge-page stacks"]),
-    ("bench_pthreads", ["pthreads"]),
     ("bench_boost", ["boost-context"]),
     # Synchronisation and idle streams, weft and pthreads in one process.
     ("bench_sync", ["weft-ult (sync)", "pthreads (sync)"]),
-    # One GLT source over weft and over OS threads.
-    ("bench_glt_weft", ["weft-glt"]),
-    ("bench_glt_pthreads", ["glt-pthreads"]),
 ]
+
+# The patterns of seed 000 (bench/patterns.h) and the per-stream
+# create/join and yield of seed 004, for every runtime that expresses them:
+# (label, program, arguments, experiments another program measures).
+PATTERN_RUNTIMES = [
+    ("weft-ult (private)", "patterns_weft", ["--unit=ult", "--pool=private"], {"create_join_per_stream", "yield"}),
+    ("weft-ult (shared)", "patterns_weft", ["--unit=ult", "--pool=shared"], {"create_join_per_stream", "yield"}),
+    ("weft-tasklet (private)", "patterns_weft", ["--unit=tasklet", "--pool=private"],
+     {"create_join_per_stream", "yield"}),
+    ("weft-tasklet (shared)", "patterns_weft", ["--unit=tasklet", "--pool=shared"],
+     {"create_join_per_stream", "yield"}),
+    ("weft-ult (stealing)", "patterns_weft", ["--unit=ult", "--pool=stealing"], {"create_join_per_stream", "yield"}),
+    ("weft-tasklet (stealing)", "patterns_weft", ["--unit=tasklet", "--pool=stealing"],
+     {"create_join_per_stream", "yield"}),
+    ("weft-glt", "bench_glt_weft", [], set()),
+    ("glt-pthreads", "bench_glt_pthreads", [], set()),
+    ("pthreads", "patterns_pthreads", [], set()),
+    ("gomp", "patterns_gomp", [], set()),
+    ("llvm-omp", "patterns_llvm_omp", [], set()),
+    ("tbb", "patterns_tbb", [], set()),
+    ("go", "patterns_go", [], set()),
+]
+PATTERN_EXPS = ["create", "join", "for_loop", "tasks_single", "tasks_parallel", "nested_for_1000", "nested_for_100",
+                "create_join_per_stream", "yield"]
+THREADS = [1, 2, 4, 8]
+# Why a runtime does not express an experiment (its program says "absent").
+NOT_EXPRESSED = {
+    "gomp": "OpenMP has no yield between tasks: `taskyield` may only run another task on top of the caller, or nothing",
+    "llvm-omp": "as gomp",
+    "tbb": "TBB tasks cannot yield to each other",
+}
+# Debian packages of each peer: its version in the report, its absence explained.
+PEER_PACKAGES = {
+    "pthreads": None, "gomp": "libgomp1", "llvm-omp": "libomp-dev", "tbb": "libtbb-dev", "go": "golang-go",
+    "boost-context": "libboost-context-dev", "glt-pthreads": None,
+}
 
 # Experiments of bench_sync: their own section and one chart, not the
 # per-thread-count summary (their peers differ in kind, e.g. pinned or not).
@@ -92,16 +125,43 @@ def machine():
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
+    peers = {"pthreads": "glibc " + platform.libc_ver()[1]}
+    for peer, pkg in PEER_PACKAGES.items():
+        if pkg:
+            peers[peer] = dpkg_version(pkg)
     return {
         "cpu": cpu,
         "cores": os.cpu_count(),
         "kernel": platform.release(),
-        "compilers": {"gcc": first_line(["gcc", "--version"]), "g++": first_line(["g++", "--version"])},
-        "peers": {
-            "pthreads": "glibc " + platform.libc_ver()[1],
-            "boost-context": dpkg_version("libboost-context-dev"),
-        },
+        "compilers": {"gcc": first_line(["gcc", "--version"]), "g++": first_line(["g++", "--version"]),
+                      "clang": first_line(["clang", "--version"]), "go": first_line(["go", "version"])},
+        "peers": peers,
     }
+
+
+def _spin(n):
+    x = 0
+    for i in range(n):
+        x += i
+    return x
+
+
+def parallel_capacity(cores):
+    """How many cores' worth of computation the machine gives at once now:
+    the same loop alone, then on every core at once. On a shared VM whose
+    virtual CPUs compete on the host this is well below the core count, and
+    every multi-thread point pays for it whatever the runtime."""
+    import multiprocessing
+    n = 3_000_000
+    t0 = time.perf_counter()
+    _spin(n)
+    alone = time.perf_counter() - t0
+    with multiprocessing.Pool(cores) as pool:
+        pool.map(_spin, [1000] * cores)  # processes started
+        t0 = time.perf_counter()
+        pool.map(_spin, [n] * cores, chunksize=1)
+        together = time.perf_counter() - t0
+    return round(cores * alone / together, 2)
 
 
 def commit():
@@ -169,6 +229,90 @@ def run_programs(quick, streams):
     return results, absent
 
 
+# OpenMP set as its users set it for each pattern (seed 000 did the same).
+OMP_TASK_EXPS = {"tasks_single", "tasks_parallel", "create_join_per_stream"}
+
+
+def pattern_env(label, exp, threads, cores):
+    """The environment of one point: what a user of that runtime would set."""
+    env = dict(os.environ)
+    if label in ("gomp", "llvm-omp"):
+        if exp in OMP_TASK_EXPS:
+            env["OMP_WAIT_POLICY"] = "passive"  # idle threads leave the task queue to the producer
+        if exp.startswith("nested_for"):
+            env["OMP_MAX_ACTIVE_LEVELS"] = "2"  # else the inner loops run on one thread
+        elif threads <= cores:
+            env["OMP_PROC_BIND"] = "close"  # one thread per core, as weft's streams
+            env["OMP_PLACES"] = "cores"
+    return env
+
+
+def run_patterns(quick, streams):
+    """Experiment by experiment, every runtime at every thread count, one
+    process per point. The full run takes each point's runs in ROUNDS
+    processes interleaved across the runtimes, so that a noisy minute of a
+    shared machine does not fall on one runtime only. Returns (results,
+    absent runtimes, {experiment: runtimes that do not express it})."""
+    results, absent, not_expressed = [], {}, {}
+    cores = os.cpu_count() or 1
+    rounds, runs = (1, 5) if quick else (3, 5)
+    for n, exp in enumerate(PATTERN_EXPS, 1):
+        ths = [t for t in THREADS if t <= streams] if exp == "create_join_per_stream" else THREADS
+        print(f"bench: [{n}/{len(PATTERN_EXPS)}] {exp}, threads {', '.join(map(str, ths))}, "
+              f"{rounds * runs} runs per point", flush=True)
+        points = {}  # (label, threads) -> merged result
+        for _ in range(rounds):
+            for lab, prog, args, elsewhere in PATTERN_RUNTIMES:
+                if exp in elsewhere or exp in not_expressed and lab in not_expressed[exp]:
+                    continue
+                path = os.path.join(BUILD, "bench", prog)
+                if not os.path.exists(path):
+                    absent[lab] = f"{prog} was not built (its peer's packages are missing)"
+                    continue
+                for th in ths:
+                    cmd = [path, f"--exp={exp}", f"--threads={th}", f"--runs={runs}"] + \
+                        (["--quick"] if quick else []) + args
+                    proc = subprocess.run(cmd, env=pattern_env(lab, exp, th, cores), capture_output=True,
+                                          text=True, timeout=900)
+                    if proc.returncode != 0:
+                        sys.exit(f"bench: {' '.join(cmd)} failed (exit {proc.returncode}):\n{proc.stderr}")
+                    r = json.loads([x for x in proc.stdout.splitlines() if x.startswith("{")][-1])
+                    if r.get("absent"):
+                        not_expressed.setdefault(exp, set()).add(lab)
+                        break
+                    if (lab, th) in points:
+                        points[(lab, th)]["values"] += r["values"]
+                    else:
+                        points[(lab, th)] = r
+        for lab, _, _, _ in PATTERN_RUNTIMES:
+            rows = [points[(lab, th)] for th in ths if (lab, th) in points]
+            for r in rows:
+                v = sorted(r["values"])
+                r["runs"] = len(v)
+                r["median"] = v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+                r["min"], r["max"] = v[0], v[-1]
+                del r["values"]
+                results.append(r)
+            if rows:
+                cells = "   ".join(f"{r['threads']}: {fmt(r['median'])}" for r in rows)
+                print(f"  {lab:<24} {cells}  ({rows[0]['unit']}, median)", flush=True)
+    return results, absent, not_expressed
+
+
+# One colour per runtime, the same in every plot: weft in blues and greens,
+# peers in warm colours and greys.
+COLORS = {
+    "weft-ult (private)": "#08519c", "weft-ult (shared)": "#4292c6", "weft-ult (stealing)": "#9ecae1",
+    "weft-tasklet (private)": "#006d2c", "weft-tasklet (shared)": "#41ab5d", "weft-tasklet (stealing)": "#a1d99b",
+    "weft-ult": "#08519c", "weft-glt": "#6a51a3", "glt-pthreads": "#bcbddc", "pthreads": "#636363",
+    "gomp": "#e6550d", "llvm-omp": "#fd8d3c", "tbb": "#d62728", "go": "#17becf", "boost-context": "#8c564b",
+}
+
+
+def color_of(lab):
+    return COLORS.get(lab, COLORS.get(lab.split(" (")[0], "#000000"))
+
+
 def plot(results, outdir):
     try:
         import matplotlib
@@ -188,14 +332,16 @@ def plot(results, outdir):
             continue
         if exp in SYNC:  # one chart for all of them, below
             continue
-        fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=110)
-        for lab in sorted({label(r) for r in rows}):
+        fig, ax = plt.subplots(figsize=(8.0, 4.4), dpi=110)
+        labs = sorted({label(r) for r in rows}, key=lambda lab: (not lab.startswith("weft"), lab))
+        for lab in labs:
             pts = sorted((r["threads"], r["median"], r["min"], r["max"]) for r in rows if label(r) == lab)
             xs = [p[0] for p in pts]
             ys = [p[1] for p in pts]
             err = [[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]]
-            style = "-o" if lab.startswith("weft") else "--s"
-            ax.errorbar(xs, ys, yerr=err, fmt=style, capsize=3, label=lab)
+            style = ("-o" if lab.startswith("weft") else "--s") if len(pts) > 1 else "o"
+            ax.errorbar(xs, ys, yerr=err, fmt=style, capsize=3, label=lab, color=color_of(lab),
+                        markersize=4, linewidth=1.6 if lab.startswith("weft") else 1.2)
         ax.set_yscale("log")
         plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 10 else f"{v:g}")
         ax.yaxis.set_major_formatter(plain)
@@ -206,11 +352,13 @@ def plot(results, outdir):
         else:
             ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel("execution streams / threads")
-        ax.set_ylabel(f"time per operation ({rows[0]['unit']}, log)")
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.set_ylabel(f"time ({rows[0]['unit']}, log)")
         ax.set_xticks(sorted({r["threads"] for r in rows}))
-        ax.set_title(exp.replace("_", " "))
+        ax.set_title(exp.replace("_", " ") + ("  (lower is better)"))
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
         fig.tight_layout()
         name = f"{exp}.png"
         fig.savefig(os.path.join(outdir, name))
@@ -397,6 +545,78 @@ def huge_section(res):
     return out
 
 
+# Experiments of the summary, in the papers' order.
+SUMMARY_EXPS = PATTERN_EXPS + ["yield_to"]
+
+
+def summary_rows(res):
+    """(experiment, threads, weft's best point, the best peer's point or None)."""
+    out = []
+    for exp in SUMMARY_EXPS:
+        for th in sorted({r["threads"] for r in res if r["experiment"] == exp}):
+            rows = [r for r in res if r["experiment"] == exp and r["threads"] == th]
+            w = [r for r in rows if r["runtime"].startswith("weft")]
+            p = [r for r in rows if not r["runtime"].startswith("weft")]
+            if w:
+                out.append((exp, th, min(w, key=lambda r: r["median"]), min(p, key=lambda r: r["median"]) if p else None))
+    return out
+
+
+# Why a peer beats weft where it does: measured (perf stat, counts of
+# switches and wake-ups), mechanisms rather than numbers, which move from run
+# to run. Keyed by experiment; the rows themselves come from the results.
+WHY_BEHIND = {
+    "create": "TBB's `task_group::run` pushes the task onto the creating thread's own deque: no other core's "
+              "memory is touched. weft's private pools hand each unit to its target stream (a write into that "
+              "stream's inbox, a cache line that moves between cores per unit), and the shared pool takes a lock "
+              "per push. weft's `stealing` set-up pushes locally as TBB does, but its idle streams then take units from "
+              "the creator's deque (the same cache lines again). With one unit per thread the create is a "
+              "few tens of nanoseconds, close to the two clock reads that bracket it.",
+    "join": "With one thread, LLVM's OpenMP runs a team of one as a plain call (a serialized region: nothing to "
+            "join), and TBB's `wait()` runs the spawned task itself; weft's join runs the queued unit then (a "
+            "switch into it and back) and frees it. With more threads, TBB's master runs the tasks nobody stole "
+            "from its own deque, while a weft unit sent to another stream must be finished there and the joiner "
+            "woken across cores: `perf stat` (software events; this VM exposes no cycle counters) counts a handful of context "
+            "switches per process for both, none per repetition: the gap is the cross-core hand-off, not the OS.",
+    "for_loop": "Within the noise: one chunk per thread on one thread is a call for every runtime.",
+    "tasks_single": "libgomp runs a task at once, on its creator, when more than 64 per team thread are queued "
+                    "(its cut-off, `team->task_count > 64 * nthreads` in GOMP_task): most of the 1,000 tasks are "
+                    "plain calls. TBB's master runs its own deque's tasks LIFO while its workers steal; weft "
+                    "dispatches every task to a stream's pool and runs it from there.",
+    "tasks_parallel": "As tasks_single: with one thread libgomp's cut-off turns most tasks into calls.",
+    "nested_for_1000": "TBB runs nested parallel loops on the same workers, and most inner chunks on the thread "
+                       "that met the inner loop (local deque, stolen only by idle threads). weft's outer units "
+                       "send each inner chunk to a stream round robin (private pools) or through one locked pool "
+                       "(shared): every inner step crosses cores twice (dispatch, then the completion the outer "
+                       "unit waits for). When the machine gives fewer cores than it has (parallel capacity "
+                       "below), each crossing also waits for the other virtual CPU to run.",
+    "nested_for_100": "As nested_for_1000, with 10x fewer inner iterations per unit, so the hand-offs weigh more.",
+    "yield_to": "Boost.Context's jump saves and restores the callee-saved registers only; weft's yield-to also "
+                "updates the two units' states and the stream's current unit and checks the target (same "
+                "stream, not running, a ULT), which is what makes it safe to call with any handle. The ratio is "
+                "the target row of the core-runtime table, measured in pairs in one process.",
+}
+
+
+def behind_section(res):
+    rows = [(exp, th, wb, pb) for exp, th, wb, pb in summary_rows(res) if pb and pb["median"] < wb["median"]]
+    out = ["## Where weft is not the fastest\n"]
+    if not rows:
+        return out + ["Nowhere in this run.\n"]
+    out.append("| experiment | threads | weft best | fastest peer | weft / peer | clear of the noise |")
+    out.append("|---|---|---|---|---|---|")
+    for exp, th, wb, pb in rows:
+        out.append(f"| {exp} | {th} | {fmt(wb['median'])} {wb['unit']} ({label(wb)}) | {fmt(pb['median'])} "
+                   f"{pb['unit']} ({label(pb)}) | {wb['median'] / pb['median']:.2f}x | "
+                   f"{'yes' if pb['max'] < wb['min'] else 'no (ranges overlap)'} |")
+    out.append("")
+    for exp in SUMMARY_EXPS:
+        if any(r[0] == exp for r in rows) and exp in WHY_BEHIND:
+            out.append(f"- **{exp}**: {WHY_BEHIND[exp]}")
+    out.append("")
+    return out
+
+
 def report(doc, absent, pngs, outdir, quick):
     res = doc["results"]
     m = doc["machine"]
@@ -406,27 +626,26 @@ def report(doc, absent, pngs, outdir, quick):
                f"Produced by `make bench{'-quick' if quick else ''}`; raw numbers in "
                f"`{'build/bench-quick' if quick else 'bench/results'}/latest.json`.\n")
     out.append("## Summary\n")
-    out.append("For each experiment and thread count: weft's best time, the best peer's time "
-               "measured in the same run, and weft's advantage (peer / weft; above 1 means weft is faster).\n")
-    out.append("| experiment | threads | weft best | peer best | peer / weft |")
-    out.append("|---|---|---|---|---|")
-    for exp in sorted({r["experiment"] for r in res} - {"join_breakdown", "feature_cost", "stack_touch",
-                                                         "second_stream", "yield_to_pair"} - set(SYNC)):
-        for th in sorted({r["threads"] for r in res if r["experiment"] == exp}):
-            rows = [r for r in res if r["experiment"] == exp and r["threads"] == th]
-            w = [r for r in rows if r["runtime"].startswith("weft")]
-            p = [r for r in rows if not r["runtime"].startswith("weft")]
-            if not w:
-                continue
-            wb = min(w, key=lambda r: r["median"])
-            wcell = f"{fmt(wb['median'])} {wb['unit']} ({label(wb)})"
-            if p:
-                pb = min(p, key=lambda r: r["median"])
-                out.append(f"| {exp} | {th} | {wcell} | {fmt(pb['median'])} {pb['unit']} ({label(pb)}) | "
-                           f"{pb['median'] / wb['median']:.2f}x |")
-            else:
-                out.append(f"| {exp} | {th} | {wcell} | no peer measures this | |")
+    out.append("For each experiment and thread count: weft's best time (any unit kind, pool set-up or API), the "
+               "best peer's time measured in the same run, and peer / weft (above 1: weft is faster). This machine "
+               "has %d cores (%s of them usable at once when measured, see Machine): above that, threads "
+               "share cores. Rows where a peer is faster are marked **peer "
+               "faster**; *within noise* means the two runtimes' min..max ranges overlap. Why, where weft is "
+               "not the fastest: [below](#where-weft-is-not-the-fastest).\n" % (
+                   m["cores"], " to ".join(f"{c:.1f}" for c in m.get("parallel_capacity", []))))
+    out.append("| experiment | threads | weft best | peer best | peer / weft | |")
+    out.append("|---|---|---|---|---|---|")
+    for exp, th, wb, pb in summary_rows(res):
+        wcell = f"{fmt(wb['median'])} {wb['unit']} ({label(wb)})"
+        if not pb:
+            out.append(f"| {exp} | {th} | {wcell} | no peer measures this | | |")
+            continue
+        ratio = pb["median"] / wb["median"]
+        mark = "" if ratio >= 1 else ("**peer faster**" if pb["max"] < wb["min"] else "peer faster, within noise")
+        out.append(f"| {exp} | {th} | {wcell} | {fmt(pb['median'])} {pb['unit']} ({label(pb)}) | "
+                   f"{ratio:.2f}x | {mark} |")
     out.append("")
+    out += behind_section(res)
     out.append("## Targets of the core runtime\n")
     out.append("| what | target | measured (median) | met |")
     out.append("|---|---|---|---|")
@@ -466,24 +685,44 @@ def report(doc, absent, pngs, outdir, quick):
     for exp, name in pngs:
         out.append(f"### {exp}\n\n![{exp}]({name})\n")
     out.append("## Experiments\n")
-    out.append("- **create_join_per_stream**: on every stream at once, a driver ULT creates 256 units into "
-               "its stream's pool and joins and frees them, 1,000 times; time per unit, mean over the streams "
-               "(seed 004, Figs. 6-7). `private` pools take no atomics; `shared` ones are MPMC (locked); "
-               "`stealing`: each stream's pool is a work-stealing deque and its scheduler steals from the others "
-               "when its own is empty. "
-               "pthreads: one creator thread per stream creating and joining 256 OS threads (20 repetitions).")
+    out.append("The patterns of seed 000 (section 4) and the create/join and yield of seed 004 (section 4), each "
+               "written in every runtime's own idiom (bench/patterns.h and the `patterns_*` programs, "
+               "bench/bench_glt.c for GLT, bench/bench_weft.c for weft's per-stream points). The work is a scal: "
+               "each element of a vector of 1,000 doubles (or of an n x n matrix) is multiplied by a factor, and "
+               "every repetition's result is checked. Times are per whole pattern unless said otherwise.\n")
+    out.append("- **create**, **join**: the main thread creates one unit per thread (unit *i* on thread *i*), then "
+               "joins them; the two halves of the same repetitions (seed 000, Figs. 8-9). OpenMP: the fork of a "
+               "parallel region until the master starts its own part, and from the master's end to its return "
+               "after the closing barrier.")
+    out.append("- **for_loop**: the vector scaled, one chunk of iterations per thread (Fig. 10). OpenMP `parallel for "
+               "schedule(static)`; TBB `parallel_for` with a static partitioner; the others a unit per chunk.")
+    out.append("- **tasks_single**: one thread creates a task per element, 1,000 tasks, then waits for them "
+               "(Fig. 11). OpenMP `single` + `task`; TBB `task_group`; weft private pools: round robin over the "
+               "streams; pthreads: a thread per task, the process limited to `threads` CPUs (seed 000 used taskset).")
+    out.append("- **tasks_parallel**: every thread creates the tasks of its chunk of the vector (Fig. 12); for "
+               "weft and GLT the region's units are ULTs (they wait), the tasks tasklets or ULTs as labelled.")
+    out.append("- **nested_for_1000**, **nested_for_100**: two nested parallel loops over an n x n matrix, the "
+               "outer divided among the threads, and every outer iteration divides its row among the threads "
+               "again (Fig. 13): n x threads inner units per repetition.")
+    out.append("- **create_join_per_stream**: on every thread at once, a creator makes 256 units and joins them, "
+               "1,000 times (100 with `--quick`; OS threads: 20 and 2); time per unit, mean over the threads "
+               "(seed 004, Figs. 6-7). weft's own rows: `private` pools take no atomics; `shared` ones are MPMC "
+               "(locked); `stealing`: each stream's pool is a work-stealing deque and its scheduler steals from "
+               "the others when its own is empty. OpenMP: each team thread makes tasks and `taskwait`s; TBB: a "
+               "`task_group` per thread; Go: goroutines and a WaitGroup.")
+    out.append("- **yield**: two units per thread yield to each other 200,000 times each (OS threads: 20,000); "
+               "time per yield. Go: `runtime.Gosched()`; pthreads: `sched_yield()`.")
+    out.append("- **yield_to**: weft's yield-to between two ULTs (no scheduler); boost-context is two raw "
+               "`jump_fcontext` contexts passing control, the floor for a user-level switch.")
     out.append("- **join_breakdown**: 256 ULTs created into the stream's pool, then freed (joined), 1,000 times, "
                "on one stream; steps as in the table above. `join-many` is `weft_thread_free_many`.")
     out.append("- **stack_touch**: see \"Huge-page stacks\"; with `huge_pages` weft carves stacks from 2 MiB "
                "chunks (hugetlbfs pages when reserved, else transparent huge pages via madvise).")
-    out.append("- **yield**: two ULTs per stream yield to each other 200,000 times each; time per yield.")
-    out.append("- **yield_to**: the same with yield-to (no scheduler); boost-context is two raw "
-               "`jump_fcontext` contexts passing control, the floor for a user-level switch.")
     out.append("- **mutex_uncontended**: one ULT (one thread) locks and unlocks 1,000,000 times; time per pair.")
     out.append("- **mutex_contended**: 200,000 increments of one counter under one mutex, shared by 4 ULTs per "
-               "stream (weft) or by one OS thread per stream (pthreads); time per increment. The `fair mutex` row uses "
-               "`weft_mutex_attr.fair`: every unlock hands the mutex to the first waiter, on whatever stream it "
-               "waits.")
+               "stream (weft) or by one OS thread per stream (pthreads); time per increment. The `fair mutex` row "
+               "uses `weft_mutex_attr.fair`: every unlock hands the mutex to the first waiter, on whatever stream "
+               "it waits.")
     out.append("- **eventual_pingpong**: two ULTs pass control through two eventuals (set, wait, reset), 20,000 "
                "round trips, both on one stream or one on each; pthreads: two threads taking turns with a "
                "mutex and a condition variable.")
@@ -492,30 +731,61 @@ def report(doc, absent, pngs, outdir, quick):
                "the time from pushing a ULT to it to that ULT's first instruction, 1,000 wake-ups (200 with "
                "`--quick`). Peer: a thread asleep on a condition variable, pinned to stream 1's CPU (the same "
                "cross-CPU wake-up) and unpinned.")
-    out.append("- **glt_\\***: one GLT source (bench/bench_glt.c) built over weft (`weft-glt`) and over OS "
-               "threads (`glt-pthreads`, `-DGLT_BACKEND_PTHREADS`), threads = GLT threads: `glt_create_join` "
-               "(the main ULT creates units spread over the threads, then joins them; 4,096 per run over weft, 64 "
-               "over pthreads; per unit; `glt_create` and `glt_join` time its two halves), `glt_yield` (one unit "
-               "per thread yields in a loop; per yield), "
-               "`glt_for_loop` (a 1,000-element vector scaled, a chunk per thread; per loop), `glt_tasks_single` "
-               "(one unit creates and joins 1,000 tasklets; per task), `glt_tasks_parallel` (one unit per thread "
-               "creates and joins its share of 1,000 tasklets; per task), `glt_nested_for` (20 outer units each "
-               "running 100 inner ones; per inner unit), `glt_queens` (8-queens with a ULT per safe placement, "
-               "2,057 units; per unit).")
     out.append("- **yield_to_pair**: weft's yield-to (two ULTs, one stream) and the Boost.Context jump "
                "measured in turn in one process, 21 pairs (9 with `--quick`); the target row gives the median "
                "of the per-pair ratios. Two programs run a minute apart drift on this VM by more than the "
                "margin the target leaves.")
+    ne = doc.get("not_expressed", {})
+    if ne:
+        out.append("")
+        out.append("Not expressed (the runtime has no such operation):")
+        for exp, labs in sorted(ne.items()):
+            for lab in labs:
+                why = NOT_EXPRESSED.get(lab, "")
+                out.append(f"- {exp}, {lab}: {why}")
     out.append("")
     out.append("## Method\n")
-    out.append("- Warm-up run first (caches filled, pages touched), then 15 runs per point (5 with `--quick`); "
-               "median, min and max over the runs. Every run checks that each unit ran exactly once.")
-    out.append("- weft streams are bound one per core (hwloc) when there are no more streams than cores; "
-               "peers run unbound, as their users run them.")
-    out.append("- All programs are built by CMake in Release mode (-O3) with the machine's gcc/g++.\n")
+    out.append("- Patterns: each point is its own process. A warm-up repetition, then runs of K repetitions each (K "
+               "chosen so that a run lasts about 1 ms), the run's value being the mean per repetition. A full run "
+               "takes 15 runs per point in 3 rounds of 5, the rounds interleaved across the runtimes so that a "
+               "noisy stretch of this shared machine does not fall on one runtime only (`--quick`: 1 round of 5). "
+               "Median, min and max over the runs.")
+    out.append("- weft's own programs (create_join_per_stream, yield, sync, breakdown): a warm-up run, then 15 runs "
+               "per point (5 with `--quick`). Every run checks its results (each unit ran exactly once, every "
+               "element scaled exactly once).")
+    out.append("- Threads 1, 2, 4 and 8 (create_join_per_stream: 1 to the cores). With more threads than cores "
+               "every runtime shares the cores among them; nobody binds threads then.")
+    out.append("- All programs built by CMake in Release mode (-O3): gcc for weft, pthreads and gomp, g++ for TBB and "
+               "Boost, clang for llvm-omp, the go tool for Go.\n")
+    out.append("### How each runtime is set up\n")
+    out.append("As its users would set it up for each pattern; the process may use every core of the machine.\n")
+    out.append("| runtime | threads are | binding (threads <= cores) | settings |")
+    out.append("|---|---|---|---|")
+    out.append("| weft-ult, weft-tasklet | execution streams (`weft_config.num_xstreams`) | one stream per core "
+               "(weft's default, hwloc) | default hybrid wait policy (spin 200 us, then sleep); `private`: a pool "
+               "per stream, the creator dispatches round robin (`weft_thread_create_to`); `shared`: one MPMC pool "
+               "every stream's scheduler takes from first |")
+    out.append("| weft-glt | GLT threads = weft streams (`GLT_NUM_THREADS`) | as weft | `glt_*_create_to(thread)` |")
+    out.append("| glt-pthreads | GLT threads over OS threads | a unit created for thread *t* runs on *t*'s CPU | "
+               "a unit is an OS thread |")
+    out.append("| pthreads | OS threads, one per unit and per task | none; the process limited to `threads` CPUs "
+               "(seed 000's taskset) | |")
+    out.append("| gomp, llvm-omp | the team (`num_threads`) | `OMP_PROC_BIND=close OMP_PLACES=cores` (not for nested "
+               "loops, whose inner teams would share the outer thread's core) | `OMP_WAIT_POLICY=passive` for the "
+               "task patterns (as seed 000); `OMP_MAX_ACTIVE_LEVELS=2` for nested loops |")
+    out.append("| tbb | a `task_arena` of `threads` slots, `global_control` limit | none (TBB has no binding "
+               "setting) | static partitioner where iterations are divided among threads |")
+    out.append("| go | `GOMAXPROCS` | none (Go cannot bind) | a `sync.WaitGroup` per parallel step |")
+    out.append("| boost-context | one thread | none | |")
+    out.append("")
     out.append("## Machine\n")
     out.append(f"- CPU: {m['cpu']}, {m['cores']} cores; kernel {m['kernel']}")
-    out.append(f"- Compilers: {m['compilers']['gcc']}; {m['compilers']['g++']}")
+    if "parallel_capacity" in m:
+        cap = " and ".join(f"{c:.2f}" for c in m["parallel_capacity"])
+        out.append(f"- Parallel capacity before and after the run: {cap} of {m['cores']} cores (the "
+                   "same Python loop alone and on every core at once; below the core count, the VM's CPUs "
+                   "compete on the host and every point above one thread pays for it, whatever the runtime)")
+    out.append("- Compilers: " + "; ".join(f"{v}" for v in m["compilers"].values()))
     for k, v in m["peers"].items():
         out.append(f"- {k}: {v}")
     for k, v in absent.items():
@@ -531,12 +801,18 @@ def main():
     ap.add_argument("--streams", type=int, default=2, help="largest stream count (powers of two up to it)")
     args = ap.parse_args()
     build()
+    capacity = [parallel_capacity(os.cpu_count() or 1)]
     results, absent = run_programs(args.quick, args.streams)
-    doc = {"machine": machine(), "commit": commit(),
+    pres, pabsent, not_expressed = run_patterns(args.quick, args.streams)
+    results += pres
+    absent.update(pabsent)
+    capacity.append(parallel_capacity(os.cpu_count() or 1))
+    doc = {"machine": dict(machine(), parallel_capacity=capacity), "commit": commit(),
            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "results": results}
     if absent:
         doc["absent"] = absent
+    doc["not_expressed"] = {exp: sorted(labs) for exp, labs in not_expressed.items()}
     if args.quick:
         resdir = repdir = os.path.join(ROOT, "build", "bench-quick")
     else:
@@ -546,6 +822,9 @@ def main():
     os.makedirs(repdir, exist_ok=True)
     with open(os.path.join(resdir, "latest.json"), "w") as f:
         json.dump(doc, f, indent=1)
+    for f in os.listdir(repdir):  # plots of experiments that no longer exist
+        if f.endswith(".png"):
+            os.remove(os.path.join(repdir, f))
     pngs = plot(results, repdir)
     report(doc, absent, pngs, repdir, args.quick)
     print(f"bench: results in {os.path.relpath(resdir, ROOT)}/latest.json, "
