@@ -167,7 +167,9 @@ def parallel_capacity(cores):
 def commit():
     try:
         c = sh(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"]).strip()
-        dirty = sh(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"]).strip()
+        # The committed report and results are this run's own output: not "dirty".
+        dirty = sh(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no", "--", ".",
+                    ":!bench/report", ":!bench/results"]).strip()
         return c + ("-dirty" if dirty else "")
     except Exception:
         return "unknown"
