@@ -257,7 +257,7 @@ def run_patterns(quick, streams):
     absent runtimes, {experiment: runtimes that do not express it})."""
     results, absent, not_expressed = [], {}, {}
     cores = os.cpu_count() or 1
-    rounds, runs = (1, 5) if quick else (3, 5)
+    rounds, runs = (1, 3) if quick else (3, 5)
     for n, exp in enumerate(PATTERN_EXPS, 1):
         ths = [t for t in THREADS if t <= streams] if exp == "create_join_per_stream" else THREADS
         print(f"bench: [{n}/{len(PATTERN_EXPS)}] {exp}, threads {', '.join(map(str, ths))}, "
@@ -750,7 +750,7 @@ def report(doc, absent, pngs, outdir, quick):
     out.append("- Patterns: each point is its own process. A warm-up repetition, then runs of K repetitions each (K "
                "chosen so that a run lasts about 1 ms), the run's value being the mean per repetition. A full run "
                "takes 15 runs per point in 3 rounds of 5, the rounds interleaved across the runtimes so that a "
-               "noisy stretch of this shared machine does not fall on one runtime only (`--quick`: 1 round of 5). "
+               "noisy stretch of this shared machine does not fall on one runtime only (`--quick`: 1 round of 3). "
                "Median, min and max over the runs.")
     out.append("- weft's own programs (create_join_per_stream, yield, sync, breakdown): a warm-up run, then 15 runs "
                "per point (5 with `--quick`). Every run checks its results (each unit ran exactly once, every "
