@@ -124,11 +124,16 @@ static const char *const SETUP_NAME[] = {"private", "shared", "stealing"};
 
 /* STEALING: each stream's pool is a work-stealing deque and its scheduler
  * steals from the others' when its own is empty. Runs on stream `rank`. */
-struct steal_setup { int streams; weft_sched sched[64]; };
+struct steal_setup { int streams, started; weft_sched sched[64]; };
 
 static void install_randws(void *arg)
 {
     struct steal_setup *ss = arg;
+    /* A ULT stays on the stream it first runs on: every installer starts on
+     * its own stream before any stream steals (a stealing stream could take
+     * another's installer before it ran). */
+    __atomic_fetch_add(&ss->started, 1, __ATOMIC_ACQ_REL);
+    while (__atomic_load_n(&ss->started, __ATOMIC_ACQUIRE) < ss->streams) BENCH_CHECK(weft_yield() == WEFT_OK);
     weft_xstream xs;
     int rank, n;
     weft_pool all[64], order[64];
@@ -166,14 +171,18 @@ static void start_runtime(int streams, enum setup setup)
     BENCH_CHECK(weft_init(&cfg) == WEFT_OK);
     static struct steal_setup ss;
     if (setup == STEALING) {
+        weft_thread_attr pinned; /* not stolen while it waits for the others */
+        weft_thread t[64];
+        BENCH_CHECK(weft_thread_attr_init(&pinned) == WEFT_OK);
+        pinned.migratable = 0;
         ss.streams = streams;
+        ss.started = 0;
         for (int s = 0; s < streams; s++) {
             weft_xstream x;
-            weft_thread t;
             BENCH_CHECK(weft_xstream_get(s, &x) == WEFT_OK);
-            BENCH_CHECK(weft_thread_create_to(x, install_randws, &ss, NULL, &t) == WEFT_OK);
-            BENCH_CHECK(weft_thread_free(&t) == WEFT_OK);
+            BENCH_CHECK(weft_thread_create_to(x, install_randws, &ss, &pinned, &t[s]) == WEFT_OK);
         }
+        BENCH_CHECK(weft_thread_free_many(streams, t) == WEFT_OK);
     }
 }
 
