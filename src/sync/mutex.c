@@ -149,19 +149,10 @@ int weft_mutex_trylock(weft_mutex m)
     return WEFT_ERR_BUSY;
 }
 
-/* Let go of a mutex the caller (`me`) holds, depth spent. `may_switch`:
- * a waiting ULT that can run here gets the stream at once (a caller that
- * holds a spin lock must not switch). */
-void mutex_release(struct weft_mutex_s *m, uintptr_t me, bool may_switch)
+/* The release with waiters counted: `released` says whether the caller
+ * already freed `owner` (anyone may own it since). */
+static void release_queued(struct weft_mutex_s *m, uintptr_t me, bool may_switch, bool released)
 {
-    bool released = false;
-    if (likely(atomic_load(&m->n_waiters) == 0)) {
-        atomic_store(&m->owner, 0);
-        /* A contender that counted itself after our look either takes the
-         * mutex by its own compare-and-swap or queues: look again. */
-        if (likely(atomic_load(&m->n_waiters) == 0)) return;
-        released = true; /* from here on anyone may own it */
-    }
     spin_lock(&m->lock);
     struct waiter *w = m->queue.head;
     if (!w) {
@@ -197,6 +188,25 @@ void mutex_release(struct weft_mutex_s *m, uintptr_t me, bool may_switch)
     waiter_wake(w);
 }
 
+/* Let go of a mutex the caller (`me`) holds, depth spent. `may_switch`:
+ * a waiting ULT that can run here gets the stream at once (a caller that
+ * holds a spin lock must not switch). Inline in weft_mutex_unlock: the
+ * uncontended unlock is a store and two loads, not a call. */
+static inline void release(struct weft_mutex_s *m, uintptr_t me, bool may_switch)
+{
+    if (likely(atomic_load(&m->n_waiters) == 0)) {
+        atomic_store(&m->owner, 0);
+        /* A contender that counted itself after our look either takes the
+         * mutex by its own compare-and-swap or queues: look again. */
+        if (likely(atomic_load(&m->n_waiters) == 0)) return;
+        release_queued(m, me, may_switch, true);
+        return;
+    }
+    release_queued(m, me, may_switch, false);
+}
+
+void mutex_release(struct weft_mutex_s *m, uintptr_t me, bool may_switch) { release(m, me, may_switch); }
+
 int weft_mutex_unlock(weft_mutex m)
 {
     int rc = mutex_check(m);
@@ -207,6 +217,6 @@ int weft_mutex_unlock(weft_mutex m)
         m->depth--;
         return WEFT_OK;
     }
-    mutex_release(m, me, true);
+    release(m, me, true);
     return WEFT_OK;
 }
