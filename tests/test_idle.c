@@ -156,8 +156,9 @@ int main(void)
     cpu = cpu_seconds() - cpu0;
     printf("active: %.0f%% of one core\n", 100 * cpu / wall);
     /* Spinning streams that yield get little CPU when other processes
-     * want it too (ctest -j): compare with the sleepers' ~0.1%, not 100%. */
-    CHECK(cpu > 0.03 * wall);
+     * want it too (ctest -j, a benchmark beside it: 3% seen): compare
+     * with the sleepers' ~0.1%, not 100%. */
+    CHECK(cpu > 0.01 * wall);
     wake_many(x1, 50, 0);
 
     CHECK(weft_set_wait_policy((weft_wait_policy)7, 0) == WEFT_ERR_INVALID);
