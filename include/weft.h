@@ -498,7 +498,9 @@ int weft_sched_free(weft_sched *sched);
 
 typedef struct weft_thread_attr {
     size_t stack_size; /* 0: the runtime default; else >= 16 KiB and <= 1 GiB */
-    int migratable;    /* 1 (default): may move between streams via shared pools */
+    int migratable;    /* 1 (default): may move between streams via shared pools;
+                        * 0: stays on the stream where it first runs (which, from
+                        * a shared or stolen-from pool, may be any that serves it) */
 } weft_thread_attr;
 
 /* Set `attr` to the defaults. Errors: WEFT_ERR_INVALID. Context: any. */
