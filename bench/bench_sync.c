@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "bench_bind.h"
 #include "bench_common.h"
 #include "weft.h"
 
@@ -35,10 +36,20 @@ static void run_ults(int n, int streams, void (*fn)(void *))
     BENCH_CHECK(weft_thread_free_many(n, t) == WEFT_OK);
 }
 
+/* Run fn(i) on OS thread i, for i < n, and join them. Bound one per CPU
+ * when the process has a CPU each, as weft's streams are (the same
+ * placement for both sides of a comparison). */
 static void run_threads(int n, void *(*fn)(void *))
 {
     pthread_t t[64];
-    for (int i = 0; i < n; i++) BENCH_CHECK(pthread_create(&t[i], NULL, fn, (void *)(intptr_t)i) == 0);
+    for (int i = 0; i < n; i++) {
+        pthread_attr_t attr;
+        cpu_set_t one;
+        pthread_attr_init(&attr);
+        if (bench_worker_mask(i, n, &one)) pthread_attr_setaffinity_np(&attr, sizeof one, &one);
+        BENCH_CHECK(pthread_create(&t[i], &attr, fn, (void *)(intptr_t)i) == 0);
+        pthread_attr_destroy(&attr);
+    }
     for (int i = 0; i < n; i++) pthread_join(t[i], NULL);
 }
 
@@ -198,26 +209,14 @@ static void *sleeper_thread(void *arg)
 
 /* ---------- driver ---------- */
 
-/* Time `body` g_runs times after a warm-up; ns per `ops`. */
-#define MEASURE(v, ops, body)                              \
-    do {                                                   \
-        for (int r_ = -1; r_ < g_runs; r_++) {             \
-            double t0_ = bench_now_ns();                   \
-            body;                                          \
-            double dt_ = (bench_now_ns() - t0_) / (ops);   \
-            if (r_ >= 0) (v)[r_] = dt_;                    \
-        }                                                  \
-    } while (0)
+#define MEASURE(v, ops, body) BENCH_MEASURE(v, g_runs, ops, body)
 
 int main(int argc, char **argv)
 {
     g_quick = bench_quick(argc, argv);
     g_runs = g_quick ? 5 : 15;
-    int maxs = 2;
-    for (int i = 1; i < argc; i++)
-        if (!strncmp(argv[i], "--streams=", 10)) maxs = atoi(argv[i] + 10);
-    if (maxs < 2) maxs = 2;
-    if (maxs > 32) maxs = 32;
+    int maxs = bench_streams(argc, argv);
+    bench_cpus_init();
 
     weft_config cfg;
     BENCH_CHECK(weft_config_init(&cfg) == WEFT_OK);

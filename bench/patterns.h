@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
+#include "bench_bind.h"
 #include "bench_common.h"
 
 #define PAT_N 1000
@@ -106,7 +107,6 @@ double *pat_m;
 int pat_mn;
 double pat_a = 2.0;
 long pat_hits[64];
-
 /* Values of every element after `reps` repetitions (factor 2, then 0.5...). */
 static int pat_check_vec(const double *v, long n, long reps)
 {
@@ -205,6 +205,7 @@ int main(int argc, char **argv)
         BENCH_CHECK(pat_m);
         pat_fill(pat_m, (long)pat_mn * pat_mn);
     }
+    bench_cpus_init();
     pat_rt.init(pat_threads);
     if (!strcmp(exp, "create_join_per_stream") || !strcmp(exp, "yield")) {
         /* Their hooks repeat internally; a run is one call. */
@@ -231,14 +232,7 @@ int main(int argc, char **argv)
         }
     }
     pat_rt.fini();
-    qsort(v, (size_t)runs, sizeof *v, bench_cmp);
-    double med = runs % 2 ? v[runs / 2] : (v[runs / 2 - 1] + v[runs / 2]) / 2;
-    const char *extra = pat_rt.extra ? pat_rt.extra() : "";
-    printf("{\"experiment\": \"%s\", \"runtime\": \"%s\", \"threads\": %d, \"unit\": \"%s\", "
-           "\"median\": %.4f, \"min\": %.4f, \"max\": %.4f, \"runs\": %d%s%s, \"values\": [",
-           exp, pat_rt.name(), pat_threads, unit, med, v[0], v[runs - 1], runs, *extra ? ", " : "", extra);
-    for (int r = 0; r < runs; r++) printf("%s%.4f", r ? ", " : "", v[r]); /* run.py merges rounds */
-    printf("]}\n");
+    bench_point(exp, pat_rt.name(), pat_threads, unit, pat_rt.extra ? pat_rt.extra() : "", v, runs, 1);
     free(pat_m);
     return 0;
 }

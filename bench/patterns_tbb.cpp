@@ -1,7 +1,9 @@
 // The patterns (bench/patterns.h) with oneTBB, as its users write them:
 // task_group for units and tasks, parallel_for with a static partitioner
 // where the iterations are divided among the threads. Threads = the
-// arena's concurrency (the main thread is one of them).
+// arena's concurrency (the main thread is one of them). An observer binds
+// each thread that enters the arena to its slot's CPU (bench_bind.h), the
+// way TBB users pin threads.
 #define PATTERNS_MAIN
 #include "patterns.h"
 
@@ -12,9 +14,20 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
+#include <tbb/task_scheduler_observer.h>
 
 static std::unique_ptr<tbb::global_control> g_limit;
 static std::unique_ptr<tbb::task_arena> g_arena;
+
+class pin_to_slot : public tbb::task_scheduler_observer {
+  public:
+    explicit pin_to_slot(tbb::task_arena &a) : tbb::task_scheduler_observer(a) { observe(true); }
+    void on_scheduler_entry(bool) override
+    {
+        bench_bind_worker(tbb::this_task_arena::current_thread_index(), pat_threads);
+    }
+};
+static std::unique_ptr<pin_to_slot> g_pin;
 
 static const char *name() { return "tbb"; }
 
@@ -23,10 +36,12 @@ static void init(int threads)
     g_limit.reset(new tbb::global_control(tbb::global_control::max_allowed_parallelism, threads));
     g_arena.reset(new tbb::task_arena(threads));
     g_arena->initialize();
+    g_pin.reset(new pin_to_slot(*g_arena));
 }
 
 static void fini()
 {
+    g_pin.reset();
     g_arena.reset();
     g_limit.reset();
 }

@@ -38,8 +38,13 @@ PROGRAMS = [
     ("bench_features_nomigration", ["weft feature costs (no migration)"], ["--features"]),
     ("bench_tlb", ["weft huge-page stacks"]),
     ("bench_boost", ["boost-context"]),
-    # Synchronisation and idle streams, weft and pthreads in one process.
+    # Synchronisation and idle streams, weft and pthreads in one process,
+    # then each peer's own primitives (those it has).
     ("bench_sync", ["weft-ult (sync)", "pthreads (sync)"]),
+    ("sync_gomp", ["gomp (sync)"], [], {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}),
+    ("sync_llvm_omp", ["llvm-omp (sync)"], [], {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}),
+    ("sync_tbb", ["tbb (sync)"]),
+    ("sync_go", ["go (sync)"]),
 ]
 
 # The patterns of seed 000 (bench/patterns.h) and the per-stream
@@ -206,6 +211,7 @@ def run_programs(quick, streams):
     results, absent = [], {}
     for prog, runtimes, *more in PROGRAMS:
         args = more[0] if more else []
+        env = dict(os.environ, **more[1]) if len(more) > 1 else None
         path = os.path.join(BUILD, "bench", prog)
         if not os.path.exists(path):
             for rt in runtimes:
@@ -214,7 +220,7 @@ def run_programs(quick, streams):
             continue
         cmd = [path, f"--streams={streams}"] + (["--quick"] if quick else []) + args
         print(f"bench: running {' '.join([prog] + args)}", flush=True)
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
         for line in proc.stdout:
             line = line.strip()
             if not line.startswith("{"):
@@ -243,10 +249,20 @@ def pattern_env(label, exp, threads, cores):
             env["OMP_WAIT_POLICY"] = "passive"  # idle threads leave the task queue to the producer
         if exp.startswith("nested_for"):
             env["OMP_MAX_ACTIVE_LEVELS"] = "2"  # else the inner loops run on one thread
-        elif threads <= cores:
+        if threads <= cores:
             env["OMP_PROC_BIND"] = "close"  # one thread per core, as weft's streams
             env["OMP_PLACES"] = "cores"
     return env
+
+
+def point_cpus(threads):
+    """Every runtime's process gets the same CPUs: the first `threads` when
+    there are that many, else all of them (as seed 000's taskset). Inside,
+    a runtime binds its workers one per CPU when they fit (bench/bench_bind.h).
+    """
+    allowed = sorted(os.sched_getaffinity(0))
+    cpus = allowed[:threads] if threads <= len(allowed) else allowed
+    return lambda: os.sched_setaffinity(0, cpus)
 
 
 def run_patterns(quick, streams):
@@ -275,7 +291,7 @@ def run_patterns(quick, streams):
                     cmd = [path, f"--exp={exp}", f"--threads={th}", f"--runs={runs}"] + \
                         (["--quick"] if quick else []) + args
                     proc = subprocess.run(cmd, env=pattern_env(lab, exp, th, cores), capture_output=True,
-                                          text=True, timeout=900)
+                                          text=True, timeout=900, preexec_fn=point_cpus(th))
                     if proc.returncode != 0:
                         sys.exit(f"bench: {' '.join(cmd)} failed (exit {proc.returncode}):\n{proc.stderr}")
                     r = json.loads([x for x in proc.stdout.splitlines() if x.startswith("{")][-1])
@@ -380,7 +396,7 @@ def plot_sync(rows, outdir, plt, matplotlib):
     ys = list(range(len(rows)))[::-1]
     med = [r["median"] for r in rows]
     err = [[r["median"] - r["min"] for r in rows], [r["max"] - r["median"] for r in rows]]
-    colors = ["#1f77b4" if r["runtime"].startswith("weft") else "#aaaaaa" for r in rows]
+    colors = [color_of(r["runtime"]) for r in rows]
     ax.barh(ys, med, xerr=err, color=colors, capsize=2, error_kw={"elinewidth": 0.8})
     ax.set_yticks(ys)
     ax.set_yticklabels([f"{r['experiment'].replace('_', ' ')}, {r['threads']}: {label(r)}" for r in rows], fontsize=7)
@@ -388,7 +404,8 @@ def plot_sync(rows, outdir, plt, matplotlib):
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
     for y, r in zip(ys, rows):
         ax.text(r["median"], y, f" {fmt(r['median'])}", va="center", fontsize=6)
-    ax.set_xlabel("ns per operation, median (log scale; whiskers: min..max)\nblue: weft, grey: pthreads", fontsize=8)
+    ax.set_xlabel("ns per operation, median (log scale; whiskers: min..max)\ncolours as in the other plots "
+                  "(blue: weft)", fontsize=8)
     ax.set_title("synchronisation and wake-up")
     ax.grid(True, axis="x", which="major", alpha=0.3)
     fig.tight_layout()
@@ -452,8 +469,12 @@ def sync_section(res):
     if not rows:
         return []
     out = ["## Synchronisation and idle streams\n",
-           "Each weft primitive against the pthreads one, same process, same run (bench_sync.c). A blocked "
-           "ULT leaves its stream to other work; a blocked thread leaves its core to the kernel.\n",
+           "Each weft primitive against the pthreads one in the same process (bench_sync.c), then each peer's "
+           "own primitive where it has one, same run: OpenMP's `omp_lock_t` and `barrier` (sync_omp.c, gomp and "
+           "llvm-omp), TBB's `tbb::mutex` (sync_tbb.cpp), Go's `sync.Mutex`, channels and a parked goroutine "
+           "(sync.go). TBB has no barrier, condition or eventual; OpenMP no condition or eventual; Go no "
+           "barrier. Threads are bound one per CPU when they fit, for every runtime (Go cannot bind). A "
+           "blocked ULT leaves its stream to other work; a blocked thread leaves its core to the kernel.\n",
            "| experiment | streams / threads | runtime | median | [min .. max] |", "|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda r: (SYNC.index(r["experiment"]), r["threads"],
                                          not r["runtime"].startswith("weft"))):
@@ -462,7 +483,9 @@ def sync_section(res):
     out += ["", "Wake-up: when the woken thread must run on another CPU that is idle, this VM's host takes "
             "tens of microseconds to wake that virtual CPU, for a weft stream and a pinned pthread alike; "
             "compare the weft row with the pinned pthread row. An unpinned thread is often woken on the "
-            "waker's own CPU, which a stream bound to its core cannot be. `WEFT_WAIT_POLICY=active` (or a "
+            "waker's own CPU, which a stream bound to its core cannot be; Go's woken goroutine runs on the "
+            "sender's own P once the sender waits for its answer (a goroutine is not tied to a P), so no idle "
+            "CPU is woken at all. `WEFT_WAIT_POLICY=active` (or a "
             "longer `WEFT_SPIN_US`) trades the idle core for the latency.\n"]
     return out
 
@@ -548,7 +571,7 @@ def huge_section(res):
 
 
 # Experiments of the summary, in the papers' order.
-SUMMARY_EXPS = PATTERN_EXPS + ["yield_to"]
+SUMMARY_EXPS = PATTERN_EXPS + ["yield_to"] + SYNC
 
 
 def summary_rows(res):
@@ -597,6 +620,27 @@ WHY_BEHIND = {
                 "updates the two units' states and the stream's current unit and checks the target (same "
                 "stream, not running, a ULT), which is what makes it safe to call with any handle. The ratio is "
                 "the target row of the core-runtime table, measured in pairs in one process.",
+    "mutex_uncontended": "Every runtime here pays two atomic instructions per lock and unlock (a compare-and-swap, "
+                         "then an exchange or add); a stand-alone loop of just those takes about 13 ns on this "
+                         "VM, so the rows differ by a few nanoseconds of checks and calls, within run-to-run "
+                         "noise. weft also checks the handle and the owner on every call (its errors).",
+    "mutex_contended": "With one stream the 4 ULTs run one after another (a ULT is not preempted), so this is "
+                       "the uncontended cost. With two, glibc's, TBB's and libgomp's locks let the thread that "
+                       "runs take the lock again while the other sleeps in the kernel, so the counter's cache line "
+                       "rarely moves; weft's waiters spin briefly on the other stream before parking and compete "
+                       "for it again when woken.",
+    "eventual_pingpong": "weft's two ULTs are placed on two streams (created to stream 0 and 1), so each hand-off "
+                         "wakes the other stream across cores. A Go goroutine is tied to no P: the woken one "
+                         "runs on the P of the goroutine that woke it, which then blocks, so Go's 2-P run is a "
+                         "one-core ping-pong (compare weft's 1-stream row). Closing it: let an eventual's set hand "
+                         "a migratable waiter to the setter's stream, as the mutex's unlock already does.",
+    "barrier": "LLVM's OpenMP threads spin at a barrier (for `KMP_BLOCKTIME`, 200 ms) and the last arrival releases "
+               "them with one store; weft parks the ULTs and the last arrival pushes each back into its stream's "
+               "pool, a cross-core wake per waiter. Closing it: spin on a generation word for a bounded time "
+               "before parking when the stream has nothing else to run.",
+    "wake_latency": "The unpinned pthread and the Go goroutine are woken on (or handed to) the waker's own CPU, "
+                    "so no idle CPU is woken at all; a weft stream bound to its core must be woken where it "
+                    "sleeps (compare the pinned pthread row).",
 }
 
 
@@ -755,29 +799,34 @@ def report(doc, absent, pngs, outdir, quick):
     out.append("- weft's own programs (create_join_per_stream, yield, sync, breakdown): a warm-up run, then 15 runs "
                "per point (5 with `--quick`). Every run checks its results (each unit ran exactly once, every "
                "element scaled exactly once).")
-    out.append("- Threads 1, 2, 4 and 8 (create_join_per_stream: 1 to the cores). With more threads than cores "
-               "every runtime shares the cores among them; nobody binds threads then.")
+    out.append("- Threads 1, 2, 4 and 8 (create_join_per_stream: 1 to the cores). **Pinning, the same for every "
+               "runtime**: each point's process may use the first `threads` CPUs when the machine has that many "
+               "(as seed 000's taskset), else all of them; inside, every runtime whose workers live across the "
+               "pattern binds worker *i* to the *i*-th of those CPUs when there is one CPU per worker. With more "
+               "threads than cores nobody binds and the kernel shares the cores.")
     out.append("- All programs built by CMake in Release mode (-O3): gcc for weft, pthreads and gomp, g++ for TBB and "
                "Boost, clang for llvm-omp, the go tool for Go.\n")
     out.append("### How each runtime is set up\n")
-    out.append("As its users would set it up for each pattern; the process may use every core of the machine.\n")
-    out.append("| runtime | threads are | binding (threads <= cores) | settings |")
+    out.append("As its users would set it up for each pattern.\n")
+    out.append("| runtime | threads are | worker binding (threads <= cores) | settings |")
     out.append("|---|---|---|---|")
     out.append("| weft-ult, weft-tasklet | execution streams (`weft_config.num_xstreams`) | one stream per core "
                "(weft's default, hwloc) | default hybrid wait policy (spin 200 us, then sleep); `private`: a pool "
                "per stream, the creator dispatches round robin (`weft_thread_create_to`); `shared`: one MPMC pool "
-               "every stream's scheduler takes from first |")
+               "every stream's scheduler takes from first; `stealing`: a deque per stream, random work stealing |")
     out.append("| weft-glt | GLT threads = weft streams (`GLT_NUM_THREADS`) | as weft | `glt_*_create_to(thread)` |")
-    out.append("| glt-pthreads | GLT threads over OS threads | a unit created for thread *t* runs on *t*'s CPU | "
-               "a unit is an OS thread |")
-    out.append("| pthreads | OS threads, one per unit and per task | none; the process limited to `threads` CPUs "
-               "(seed 000's taskset) | |")
-    out.append("| gomp, llvm-omp | the team (`num_threads`) | `OMP_PROC_BIND=close OMP_PLACES=cores` (not for nested "
-               "loops, whose inner teams would share the outer thread's core) | `OMP_WAIT_POLICY=passive` for the "
-               "task patterns (as seed 000); `OMP_MAX_ACTIVE_LEVELS=2` for nested loops |")
-    out.append("| tbb | a `task_arena` of `threads` slots, `global_control` limit | none (TBB has no binding "
-               "setting) | static partitioner where iterations are divided among threads |")
-    out.append("| go | `GOMAXPROCS` | none (Go cannot bind) | a `sync.WaitGroup` per parallel step |")
+    out.append("| glt-pthreads | GLT threads over OS threads | a unit created for thread *t* is bound to CPU *t* modulo "
+               "the CPUs, at every thread count (GLT's placement) | a unit is an OS thread |")
+    out.append("| pthreads | OS threads, one per unit and per task | none: a thread lives for one unit; the process "
+               "has `threads` CPUs | |")
+    out.append("| gomp, llvm-omp | the team (`num_threads`) | `OMP_PROC_BIND=close OMP_PLACES=cores` (nested loops "
+               "too: each inner team spreads from its parent's core) | `OMP_WAIT_POLICY=passive` for the task "
+               "patterns (as seed 000); `OMP_MAX_ACTIVE_LEVELS=2` for nested loops |")
+    out.append("| tbb | a `task_arena` of `threads` slots, `global_control` limit | a `task_scheduler_observer` binds "
+               "each thread entering the arena to its slot's CPU | static partitioner where iterations are divided "
+               "among threads |")
+    out.append("| go | `GOMAXPROCS` | none: Go cannot bind its Ps; the process has `threads` CPUs | a "
+               "`sync.WaitGroup` per parallel step |")
     out.append("| boost-context | one thread | none | |")
     out.append("")
     out.append("## Machine\n")
