@@ -1,8 +1,13 @@
 /* Barriers: ULTs on every stream and a plain thread meet in a loop (no
- * one runs ahead by a round); reinit between rounds; a tasklet only as
- * the last arrival; the stream barrier holds every stream's thread; misuse. */
+ * one runs ahead by a round); waiters that watch and waiters that park
+ * (a late arrival); a barrier freed and its memory reused as soon as a
+ * round ends, its waiters still on their way out; reinit between rounds;
+ * a tasklet only as the last arrival; the stream barrier holds every
+ * stream's thread; misuse. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <string.h>
+#include <time.h>
 
 #include "check.h"
 
@@ -32,6 +37,63 @@ static void *thread_loop(void *arg)
 {
     loop(arg);
     return NULL;
+}
+
+/* Short-lived barriers: each round the partner on stream 1 (or a plain
+ * thread) and main meet once; whichever returns frees or drops it, and the
+ * next round's barrier may take the same memory while the other is still
+ * leaving its wait. Every few rounds one side is late, so the other parks
+ * instead of watching. */
+#define SHORT_ROUNDS 2000
+static weft_barrier g_short[SHORT_ROUNDS];
+static int g_partner_done;
+
+static void nap_us(long us)
+{
+    struct timespec ts = {0, us * 1000};
+    nanosleep(&ts, NULL);
+}
+
+static void partner(void *arg)
+{
+    (void)arg;
+    for (int r = 0; r < SHORT_ROUNDS; r++) {
+        while (!__atomic_load_n(&g_short[r], __ATOMIC_ACQUIRE)) weft_yield();
+        if (r % 100 == 1) nap_us(200); /* late: main parks */
+        CHECK_OK(weft_barrier_wait(g_short[r]));
+    }
+    __atomic_store_n(&g_partner_done, 1, __ATOMIC_RELEASE);
+}
+
+static void *partner_thread(void *arg)
+{
+    partner(arg);
+    return NULL;
+}
+
+static void short_lived(int as_thread)
+{
+    weft_thread t = NULL;
+    pthread_t th;
+    memset(g_short, 0, sizeof g_short);
+    g_partner_done = 0;
+    if (as_thread) CHECK(pthread_create(&th, NULL, partner_thread, NULL) == 0);
+    else {
+        weft_xstream x1;
+        CHECK_OK(weft_xstream_get(1, &x1));
+        CHECK_OK(weft_thread_create_to(x1, partner, NULL, NULL, &t));
+    }
+    for (int r = 0; r < SHORT_ROUNDS; r++) {
+        weft_barrier b;
+        CHECK_OK(weft_barrier_create(2, &b));
+        __atomic_store_n(&g_short[r], b, __ATOMIC_RELEASE);
+        if (r % 100 == 51) nap_us(200); /* late: the partner parks */
+        CHECK_OK(weft_barrier_wait(b));
+        CHECK_OK(weft_barrier_free(&b)); /* the round is over: it is free, whoever is still leaving */
+    }
+    if (as_thread) CHECK(pthread_join(th, NULL) == 0);
+    else CHECK_OK(weft_thread_free(&t));
+    CHECK(g_partner_done);
 }
 
 static int g_arrived;
@@ -100,6 +162,9 @@ int main(void)
     CHECK_OK(weft_tasklet_create(pool, tasklet_last, NULL, &tk)); /* the fourth: releases them */
     CHECK_OK(weft_thread_free(&tk));
     CHECK_OK(weft_thread_free_many(3, a));
+
+    short_lived(0);
+    short_lived(1);
 
     /* Misuse. */
     CHECK(weft_barrier_reinit(g_b, 0) == WEFT_ERR_INVALID);

@@ -1,6 +1,16 @@
 /* Barriers: one for ULTs (waiters park until the last arrives) and one for
  * execution streams (the OS threads themselves wait: it spins a little,
- * then sleeps on a futex). */
+ * then sleeps on a futex).
+ *
+ * With more than one stream, a waiter first watches its own queue record
+ * for a few microseconds (a ULT yielding to whatever else its stream has
+ * to run, so the stream is never held): when the others arrive that soon,
+ * as in a balanced parallel loop, the last arrival only marks the records
+ * and nobody has to be pushed back into a pool across cores. The watcher
+ * reads only its own record, so the barrier may be freed as soon as the
+ * round ends. A watcher that gives up marks itself parked under the lock
+ * and parks holding it: the last arrival, which marks under the lock,
+ * wakes exactly the parked ones, after their contexts are saved. */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <sched.h>
@@ -18,6 +28,9 @@ struct weft_barrier_s {
     unsigned n, arrived;
     struct waitq queue;
 } __attribute__((aligned(CACHE_LINE)));
+
+/* How long a waiter watches for the round to end before it parks. */
+#define WATCH_NS 4000
 _Static_assert(offsetof(struct weft_barrier_s, magic) == 0, "a retired barrier keeps its magic word");
 
 int weft_barrier_create(int n, weft_barrier *out)
@@ -69,14 +82,22 @@ int weft_barrier_wait(weft_barrier b)
     int kind = sync_wait_kind(&self);
     spin_lock(&b->lock);
     if (b->arrived + 1 == b->n) { /* the last: release everyone */
-        struct waiter *w = b->queue.head;
+        struct waiter *w = b->queue.head, *parked = NULL;
         b->queue = (struct waitq){0};
         b->arrived = 0;
-        spin_unlock(&b->lock);
         while (w) {
-            struct waiter *next = w->next; /* w is gone once woken */
-            waiter_wake(w);
+            struct waiter *next = w->next; /* a watcher is gone once marked */
+            if (atomic_exchange_explicit(&w->watch, WATCH_RELEASED, memory_order_acq_rel) == WATCH_PARKED) {
+                w->next = parked;
+                parked = w;
+            }
             w = next;
+        }
+        spin_unlock(&b->lock);
+        while (parked) {
+            struct waiter *next = parked->next; /* w is gone once woken */
+            waiter_wake(parked);
+            parked = next;
         }
         return WEFT_OK;
     }
@@ -88,6 +109,25 @@ int weft_barrier_wait(weft_barrier b)
     struct sync_wait sw;
     sync_wait_begin(&sw, self, &b->lock, &b->queue, UINT64_MAX); /* no deadline: no timer, fine under the lock */
     waitq_push_back(&b->queue, &sw.w);
+    if (atomic_load_explicit(&weft_g.n_streams, memory_order_relaxed) > 1 || !self) {
+        /* Another stream or thread may arrive soon: watch our record. */
+        atomic_store_explicit(&sw.w.watch, WATCH_WATCHING, memory_order_relaxed);
+        spin_unlock(&b->lock);
+        uint64_t until = clock_ns() + WATCH_NS;
+        for (unsigned i = 1;; i++) {
+            if (atomic_load_explicit(&sw.w.watch, memory_order_acquire) == WATCH_RELEASED) return WEFT_OK;
+            if (i % 16 == 0 && clock_ns() >= until) break;
+            if (self) weft_yield();
+            else cpu_relax();
+        }
+        spin_lock(&b->lock);
+        uint32_t watching = WATCH_WATCHING;
+        if (!atomic_compare_exchange_strong_explicit(&sw.w.watch, &watching, WATCH_PARKED, memory_order_acq_rel,
+                                                     memory_order_acquire)) {
+            spin_unlock(&b->lock); /* released meanwhile */
+            return WEFT_OK;
+        }
+    }
     return sync_wait_block(&sw);
 }
 

@@ -25,7 +25,11 @@ struct waiter {
     _Atomic uint32_t futex;   /* plain thread: 0 waiting, 1 woken */
     uintptr_t token;          /* who waits (the mutex's owner word) */
     int handed;               /* mutex: woken as its owner, not to compete */
+    _Atomic uint32_t watch;   /* barrier: WATCH_* (0: parked, as for the rest) */
 };
+
+/* A barrier waiter first watches its own record (src/sync/barrier.c). */
+enum { WATCH_PARKED = 0, WATCH_WATCHING = 1, WATCH_RELEASED = 2 };
 
 struct waitq {
     struct waiter *head, *tail;
