@@ -632,12 +632,17 @@ WHY_BEHIND = {
     "eventual_pingpong": "weft's two ULTs are placed on two streams (created to stream 0 and 1), so each hand-off "
                          "wakes the other stream across cores. A Go goroutine is tied to no P: the woken one "
                          "runs on the P of the goroutine that woke it, which then blocks, so Go's 2-P run is a "
-                         "one-core ping-pong (compare weft's 1-stream row). Closing it: let an eventual's set hand "
-                         "a migratable waiter to the setter's stream, as the mutex's unlock already does.",
-    "barrier": "LLVM's OpenMP threads spin at a barrier (for `KMP_BLOCKTIME`, 200 ms) and the last arrival releases "
-               "them with one store; weft parks the ULTs and the last arrival pushes each back into its stream's "
-               "pool, a cross-core wake per waiter. Closing it: spin on a generation word for a bounded time "
-               "before parking when the stream has nothing else to run.",
+                         "one-core ping-pong (compare weft's 1-stream row). weft keeps a ULT where it was created "
+                         "unless it sits in a pool other streams serve; with both ULTs in one shared pool, an "
+                         "eventual's set could switch straight to the waiter as the mutex's unlock does "
+                         "(`unit_handoff`), which it does not do yet.",
+    "barrier": "LLVM's OpenMP threads spin at a barrier (for `KMP_BLOCKTIME`, 200 ms) on one flag that the last "
+               "arrival sets with a single store. A weft waiter queues a record under the barrier's spin lock, "
+               "watches that record for up to 4 us (yielding to its stream's other work), then parks; the last "
+               "arrival marks each record, so two cache lines cross cores per waiter and round, not one. A round "
+               "word in the barrier itself measured ~210 ns here, but a watcher would then read the barrier after "
+               "the round, when its owner may already have freed it: `weft_barrier_free` would have to wait for "
+               "the watchers to leave.",
     "wake_latency": "The unpinned pthread and the Go goroutine are woken on (or handed to) the waker's own CPU, "
                     "so no idle CPU is woken at all; a weft stream bound to its core must be woken where it "
                     "sleeps (compare the pinned pthread row).",
