@@ -219,10 +219,17 @@ int main(int argc, char **argv)
         cj ? pat_rt.create_join_per_stream(reps) : pat_rt.yield(yields); /* warm-up */
         for (int r = 0; r < runs; r++) v[r] = cj ? pat_rt.create_join_per_stream(reps) : pat_rt.yield(yields);
     } else {
-        /* Warm-up, then K repetitions per run so that a run takes ~1 ms. */
-        double first = pat_rep(exp);
-        if (!quick) first = pat_rep(exp); /* the first one warmed up: time a second */
-        long k = (long)(1e6 / (first < 50 ? 50 : first));
+        /* Warm-up for a few milliseconds, then K repetitions per run so
+         * that a run takes ~1 ms, K from the fastest warm-up repetition:
+         * one slow repetition (a wake-up of a sleeping thread, which takes
+         * up to milliseconds on a shared VM) must not make K = 1, where
+         * every repetition would find the other threads asleep again. */
+        double fastest = pat_rep(exp), until = bench_now_ns() + (quick ? 2e6 : 5e6);
+        for (int i = 0; i < 3 || bench_now_ns() < until; i++) {
+            double t = pat_rep(exp);
+            if (i == 0 || t < fastest) fastest = t; /* the very first one warmed up only */
+        }
+        long k = (long)(1e6 / (fastest < 50 ? 50 : fastest));
         if (k < 1) k = 1;
         if (k > 2000) k = 2000;
         for (int r = 0; r < runs; r++) {
