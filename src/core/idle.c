@@ -220,7 +220,8 @@ void xs_idle(struct weft_xstream_s *xs, struct weft_sched_s *s, unsigned *idle, 
              * when it is bound to its own core. A sched_yield() costs ~1.5 us
              * on a VM; every 16th turn kept a bound stream in the kernel most
              * of the time it waited, late for the work it waited for. */
-            if ((n & (xs->cpu >= 0 ? 1023 : 15)) == 0) sched_yield();
+            bool bound = __atomic_load_n(&xs->cpu, __ATOMIC_RELAXED) >= 0; /* rebinding may race */
+            if ((n & (bound ? 1023 : 15)) == 0) sched_yield();
             else cpu_relax();
             return;
         }

@@ -211,7 +211,7 @@ static void *xs_thread_main(void *arg)
 int xs_bind(struct weft_xstream_s *xs, int cpu)
 {
     int rc = topo_bind_thread(xs->thread, cpu);
-    if (rc == WEFT_OK) xs->cpu = cpu;
+    if (rc == WEFT_OK) __atomic_store_n(&xs->cpu, cpu, __ATOMIC_RELAXED); /* its idle loop reads it */
     return rc;
 }
 
@@ -406,7 +406,7 @@ int weft_xstream_get_cpubind(weft_xstream xs, int *cpu)
     int rc = xs_check(xs);
     if (rc) return rc;
     if (!cpu) return WEFT_ERR_INVALID;
-    *cpu = xs->cpu;
+    *cpu = __atomic_load_n(&xs->cpu, __ATOMIC_RELAXED);
     return WEFT_OK;
 }
 
