@@ -152,7 +152,11 @@ struct weft_pool_s {
     struct weft_xstream_s *owner;
     _Atomic int n_scheds;         /* schedulers that list this pool */
     _Atomic uint32_t n_sleepers;  /* sleeping streams whose scheduler lists it (idle.c) */
-    _Atomic long n_blocked;       /* units of this pool suspended in a join */
+    /* Units of this pool suspended (a join, a parked wait). Its own line:
+     * the fields above are read by every stream that pushes or wakes a
+     * unit of this pool, and stay shared in their caches only if nothing
+     * beside them is written at each park and wake. */
+    _Atomic long n_blocked __attribute__((aligned(CACHE_LINE)));
     /* The list: owner only (LIST, INCOMING), or under `lock` (LOCKED). A
      * deque without an owner takes `lock` to push. */
     _Atomic uint32_t lock __attribute__((aligned(CACHE_LINE)));
