@@ -122,9 +122,11 @@ typedef enum {
 typedef struct weft_config {
     int num_xstreams;            /* streams at start, including the primary (>= 1) */
     size_t stack_size;           /* default ULT stack size in bytes */
-    /* 1: bind stream i to core i (hwloc); 0: leave unbound. Cores are those
-     * the thread calling weft_init() may run on (taskset, cgroups, an MPI
-     * launcher's binding); weft_finalize() gives that thread its mask back. */
+    /* 1: bind stream i to core i (hwloc); 0: leave unbound; -1 (the
+     * default): 1 when num_xstreams <= cores, decided by weft_init(). Cores
+     * are those the thread calling weft_init() may run on (taskset, cgroups,
+     * an MPI launcher's binding); weft_finalize() gives that thread its mask
+     * back. */
     int bind;
     weft_pool_kind pool_kind;    /* kind of each stream's default pool */
     weft_pool_access pool_access;/* access of each stream's default pool */

@@ -61,6 +61,27 @@ int main(void)
     CHECK(sched_getaffinity(0, sizeof now, &now) == 0);
     CHECK(CPU_EQUAL(&now, &one));
 
+    /* The default binding follows the streams asked for, not the default
+     * count: two streams on one core stay unbound; one is bound. */
+    if (!getenv("WEFT_BIND")) {
+        CHECK_OK(weft_config_init(&cfg));
+        CHECK(cfg.bind == -1);
+        cfg.num_xstreams = 2;
+        CHECK_OK(weft_init(&cfg));
+        CHECK(main_cpu() == -1);
+        CHECK_OK(weft_xstream_get(1, &x1));
+        CHECK_OK(weft_xstream_get_cpubind(x1, &cpu));
+        CHECK(cpu == -1);
+        CHECK_OK(weft_finalize());
+        CHECK_OK(weft_config_init(&cfg));
+        cfg.num_xstreams = 1;
+        CHECK_OK(weft_init(&cfg));
+        CHECK(main_cpu() == last);
+        CHECK_OK(weft_finalize());
+        cfg.bind = 2;
+        CHECK_RC(weft_init(&cfg), WEFT_ERR_INVALID);
+    }
+
     CHECK(sched_setaffinity(0, sizeof all, &all) == 0);
     printf("affinity: ok\n");
     return 0;

@@ -215,13 +215,15 @@ void xs_idle(struct weft_xstream_s *xs, struct weft_sched_s *s, unsigned *idle, 
         uint64_t now = clock_ns();
         if (!*idle_since) *idle_since = now;
         if (now - *idle_since < atomic_load_explicit(&weft_g.spin_ns, memory_order_relaxed)) {
-            /* Let other threads have the core now and then: often when
-             * this stream shares CPUs with other streams (unbound), rarely
-             * when it is bound to its own core. A sched_yield() costs ~1.5 us
-             * on a VM; every 16th turn kept a bound stream in the kernel most
-             * of the time it waited, late for the work it waited for. */
-            bool bound = __atomic_load_n(&xs->cpu, __ATOMIC_RELAXED) >= 0; /* rebinding may race */
-            if ((n & (bound ? 1023 : 15)) == 0) sched_yield();
+            /* Let other threads have the core now and then: rarely when
+             * this stream has a core of its own (bound, no more streams
+             * than cores), often when it may share one with another
+             * stream. A sched_yield() costs ~1.5 us on a VM: every 16th
+             * turn kept a stream alone on its core in the kernel most of
+             * the time it waited, late for the work it waited for. */
+            bool alone = __atomic_load_n(&xs->cpu, __ATOMIC_RELAXED) >= 0 && /* rebinding may race */
+                         atomic_load_explicit(&weft_g.n_streams, memory_order_relaxed) <= weft_g.cores;
+            if ((n & (alone ? 1023 : 15)) == 0) sched_yield();
             else cpu_relax();
             return;
         }

@@ -327,6 +327,7 @@ struct weft_global {
                                          * default, or 0 with huge pages (their ends are checked) */
     size_t page_size;
     int bind_default;
+    int cores;                          /* cores weft was given, at weft_init() */
     int huge_stacks;                    /* default-size stacks come from huge-page chunks (mem.c) */
     int eager_stacks;                   /* a ULT gets its stack at creation, not at first run */
     struct weft_xstream_s **streams;    /* by rank; NULL slots are free */

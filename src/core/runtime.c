@@ -72,7 +72,7 @@ int weft_config_init(weft_config *cfg)
     if (cores < 1) cores = 1;
     cfg->num_xstreams = cores;
     cfg->stack_size = DEFAULT_STACK;
-    cfg->bind = -1; /* decided below */
+    cfg->bind = -1; /* unless WEFT_BIND says: decided by weft_init() from the stream count */
     cfg->pool_kind = WEFT_POOL_FIFO;
     cfg->pool_access = WEFT_POOL_ACCESS_PRIVATE;
     cfg->huge_pages = 0;
@@ -86,7 +86,7 @@ int weft_config_init(weft_config *cfg)
         return WEFT_ERR_INVALID;
     if (r) cfg->stack_size = (size_t)n;
     if ((r = env_long("WEFT_BIND", 0, 1, &n, 0)) < 0) return WEFT_ERR_INVALID;
-    cfg->bind = r ? (int)n : cfg->num_xstreams <= cores;
+    if (r) cfg->bind = (int)n;
     if ((r = env_long("WEFT_HUGE_PAGES", 0, 1, &n, 0)) < 0) return WEFT_ERR_INVALID;
     if (r) cfg->huge_pages = (int)n;
     if ((r = env_long("WEFT_EAGER_STACKS", 0, 1, &n, 0)) < 0) return WEFT_ERR_INVALID;
@@ -106,7 +106,7 @@ int weft_config_init(weft_config *cfg)
 static int config_valid(const weft_config *c)
 {
     return c->num_xstreams >= 1 && c->num_xstreams <= MAX_XSTREAMS && c->stack_size >= WEFT_MIN_STACK &&
-           c->stack_size <= WEFT_MAX_STACK && (c->bind == 0 || c->bind == 1) &&
+           c->stack_size <= WEFT_MAX_STACK && c->bind >= -1 && c->bind <= 1 &&
            (c->huge_pages == 0 || c->huge_pages == 1) && (c->eager_stacks == 0 || c->eager_stacks == 1) &&
            pool_kind_valid((int)c->pool_kind, (int)c->pool_access) && c->wait_policy >= WEFT_WAIT_HYBRID &&
            c->wait_policy <= WEFT_WAIT_PASSIVE && c->spin_us >= 0 && c->spin_us <= WEFT_MAX_SPIN_US;
@@ -204,6 +204,9 @@ int weft_init(const weft_config *cfg)
         pthread_mutex_unlock(&g_init_lock);
         return WEFT_ERR_INVALID;
     }
+    int cores = topo_count_cores();
+    if (c.bind < 0) c.bind = c.num_xstreams <= cores; /* the streams asked for, not the default count */
+    weft_g.cores = cores > 0 ? cores : 1;
     weft_g.cfg = c;
     weft_g.page_size = (size_t)sysconf(_SC_PAGESIZE);
     weft_g.stack_size = (c.stack_size + weft_g.page_size - 1) & ~(weft_g.page_size - 1);
