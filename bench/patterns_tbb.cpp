@@ -14,19 +14,11 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
-#include <tbb/task_scheduler_observer.h>
+
+#include "tbb_pin.h"
 
 static std::unique_ptr<tbb::global_control> g_limit;
 static std::unique_ptr<tbb::task_arena> g_arena;
-
-class pin_to_slot : public tbb::task_scheduler_observer {
-  public:
-    explicit pin_to_slot(tbb::task_arena &a) : tbb::task_scheduler_observer(a) { observe(true); }
-    void on_scheduler_entry(bool) override
-    {
-        bench_bind_worker(tbb::this_task_arena::current_thread_index(), pat_threads);
-    }
-};
 static std::unique_ptr<pin_to_slot> g_pin;
 
 static const char *name() { return "tbb"; }
@@ -36,7 +28,7 @@ static void init(int threads)
     g_limit.reset(new tbb::global_control(tbb::global_control::max_allowed_parallelism, threads));
     g_arena.reset(new tbb::task_arena(threads));
     g_arena->initialize();
-    g_pin.reset(new pin_to_slot(*g_arena));
+    g_pin.reset(new pin_to_slot(*g_arena, threads));
 }
 
 static void fini()

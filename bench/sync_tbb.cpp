@@ -14,24 +14,14 @@
 #include <oneapi/tbb/mutex.h> // no tbb/ alias for it in oneTBB 2021
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
-#include <tbb/task_scheduler_observer.h>
+
+#include "tbb_pin.h"
 
 #define UNC_OPS 1000000
 #define CONT_OPS 200000 // increments in all, per run (as bench_sync.c)
 
 static tbb::mutex g_mutex;
 static long g_counter;
-
-// Binds each thread entering the arena to the CPU of its slot
-// (bench_bind.h).
-class pin_to_slot : public tbb::task_scheduler_observer {
-  public:
-    pin_to_slot(tbb::task_arena &a, int slots) : tbb::task_scheduler_observer(a), slots_(slots) { observe(true); }
-    void on_scheduler_entry(bool) override { bench_bind_worker(tbb::this_task_arena::current_thread_index(), slots_); }
-
-  private:
-    int slots_;
-};
 
 static void uncontended()
 {

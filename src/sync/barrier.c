@@ -28,10 +28,10 @@ struct weft_barrier_s {
     unsigned n, arrived;
     struct waitq queue;
 } __attribute__((aligned(CACHE_LINE)));
+_Static_assert(offsetof(struct weft_barrier_s, magic) == 0, "a retired barrier keeps its magic word");
 
 /* How long a waiter watches for the round to end before it parks. */
 #define WATCH_NS 4000
-_Static_assert(offsetof(struct weft_barrier_s, magic) == 0, "a retired barrier keeps its magic word");
 
 int weft_barrier_create(int n, weft_barrier *out)
 {
