@@ -6,7 +6,11 @@
  *
  * Key slots are reused after weft_key_free(); a slot remembers the
  * generation of the key that wrote it, so a new key never reads an old
- * key's value. */
+ * key's value.
+ *
+ * A table stays in place while its destructors run, so they see the other
+ * values and a weft_key_set of theirs lands in it (perhaps moving it, to
+ * grow it); it is detached only once they are done, then freed. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +20,7 @@
 #define MAGIC_KEY 0x574b4559u /* "WKEY" */
 #define MAGIC_KEY_DEAD 0x776b6579u
 #define MAX_KEYS 4096
+#define DTOR_ROUNDS 4 /* PTHREAD_DESTRUCTOR_ITERATIONS, as glibc */
 
 struct weft_key_s {
     _Atomic uint32_t magic;
@@ -40,13 +45,26 @@ static unsigned keys_used;                          /* indexes handed out so far
 static unsigned free_index[MAX_KEYS], n_free_index;
 static uint32_t next_gen = 1;
 
+/* A plain thread's table is released at its exit by the destructor of
+ * the pthread key `thread_keys`. The key's value only says that the thread
+ * has a table (its address may change as it grows): `thread_table` is the
+ * one pointer to it. */
 static pthread_key_t thread_keys;
+static bool thread_keys_ok;
 static pthread_once_t thread_keys_once = PTHREAD_ONCE_INIT;
+static char thread_has_table;
 static __thread struct key_table *thread_table;
 
-static void table_release(struct key_table *t);
-static void thread_table_release(void *t) { table_release(t); }
-static void thread_keys_init(void) { pthread_key_create(&thread_keys, thread_table_release); }
+static void table_release(struct weft_unit_s *u);
+static void thread_table_release(void *unused)
+{
+    (void)unused;
+    table_release(NULL);
+}
+static void thread_keys_init(void)
+{
+    thread_keys_ok = pthread_key_create(&thread_keys, thread_table_release) == 0;
+}
 
 /* The running ULT or tasklet, or NULL: the values are the OS thread's. */
 static struct weft_unit_s *caller_unit(void)
@@ -119,6 +137,15 @@ int weft_key_set(weft_key k, void *value)
     struct key_table *t = table_of(u);
     if (!t || k->index >= t->cap) {
         if (!value) return WEFT_OK; /* NULL is what an unset slot reads */
+        if (!u && !t) {
+            /* The thread's first table, or a new one after the release at
+             * its exit (a later pthread-key destructor sets a value): the
+             * key's destructor releases it, in glibc's next round if one
+             * is left, else it leaks as a pthread value set then would. */
+            pthread_once(&thread_keys_once, thread_keys_init);
+            if (!thread_keys_ok || pthread_setspecific(thread_keys, &thread_has_table))
+                return WEFT_ERR_NOMEM; /* nothing would free the table */
+        }
         unsigned cap = t ? t->cap : 0, want = cap ? cap : 8;
         while (want <= k->index) want *= 2;
         struct key_table *n = realloc(t, sizeof *n + want * sizeof n->slot[0]);
@@ -129,8 +156,6 @@ int weft_key_set(weft_key k, void *value)
             u->keys = n;
             u->has_keys = 1;
         } else {
-            pthread_once(&thread_keys_once, thread_keys_init);
-            pthread_setspecific(thread_keys, n); /* destructors at thread exit */
             thread_table = n;
         }
         t = n;
@@ -149,13 +174,18 @@ int weft_key_get(weft_key k, void **value)
     return WEFT_OK;
 }
 
-/* Call the destructors of the values in `t`, then free it. A destructor
- * may set keys again: up to four rounds, as pthreads does. */
-static void table_release(struct key_table *t)
+/* Call the destructors of the values in the table of `u` (NULL: of the
+ * OS thread), then free it. A destructor may set values again, in this
+ * table: up to DTOR_ROUNDS rounds, as pthreads does, after which the
+ * values still set are dropped without their destructor. The table is
+ * looked up again after each destructor, which may have moved it; it is
+ * detached before it is freed, so nothing sees it freed. */
+static void table_release(struct weft_unit_s *u)
 {
-    for (int round = 0; t && round < 4; round++) {
+    struct key_table *t;
+    for (int round = 0; round < DTOR_ROUNDS; round++) {
         bool again = false;
-        for (unsigned i = 0; i < t->cap; i++) {
+        for (unsigned i = 0; (t = table_of(u)) && i < t->cap; i++) {
             struct key_slot s = t->slot[i];
             if (!s.value) continue;
             t->slot[i].value = NULL;
@@ -170,15 +200,19 @@ static void table_release(struct key_table *t)
         }
         if (!again) break;
     }
+    t = table_of(u);
+    if (u) {
+        u->has_keys = 0;
+        u->keys = NULL;
+    } else {
+        thread_table = NULL;
+    }
     free(t);
 }
 
 void keys_unit_end(struct weft_unit_s *u)
 {
-    /* Destructors run as `u` (its key_set lands in u->keys again). */
-    while (u->has_keys) {
-        struct key_table *t = u->keys;
-        u->has_keys = 0;
-        table_release(t);
-    }
+    /* Destructors run as `u` (its key_set lands in u->keys), except for a
+     * cancelled unit's, which run in its reaper. */
+    table_release(u);
 }
