@@ -1,13 +1,27 @@
-/* A ULT that overflows its stack hits the guard page; the runtime names the
- * ULT and its stack size, then aborts. Checked in a child process. */
+/* The guard-page signal handler and the signal stacks, each case in a child
+ * process:
+ *  - a ULT that overflows its stack hits the guard page; the runtime names
+ *    the ULT and its stack size, then aborts;
+ *  - a fault that is not a guard hit ends the process as it would without
+ *    weft, whatever SIGSEGV action the program had before weft_init();
+ *  - weft_finalize() leaves alone a SIGSEGV action or a signal stack that
+ *    the program installed after weft_init().
+ * A child that would hang is ended by alarm(), so a hang shows up as SIGALRM.
+ * `test_guard NAME` runs one case. */
+#define _GNU_SOURCE
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
 
+#define CHILD_TIMEOUT 10 /* seconds */
+
 static volatile int g_forever = 1;
+static int *volatile g_null; /* read through, so the compiler cannot see the NULL */
 
 static int recurse(int depth)
 {
@@ -23,24 +37,254 @@ static void overflow(void *arg)
     recurse(0);
 }
 
-static void child(void)
+/* The store must reach the hardware: UBSan's null check would end the child
+ * before the fault. */
+__attribute__((no_sanitize("null"))) static void deref_null(void *arg)
 {
-    weft_config cfg;
-    weft_config_init(&cfg);
-    cfg.num_xstreams = 1;
-    cfg.stack_size = 64 * 1024;
-    weft_init(&cfg);
-    weft_thread t;
-    weft_thread_create(self_pool(), overflow, NULL, NULL, &t);
-    weft_thread_join(t); /* not reached: the overflow aborts */
+    (void)arg;
+    *g_null = 1;
 }
 
-int main(void)
+static void raise_segv(void *arg)
 {
-    char buf[4096];
-    int status = run_child_stderr(child, buf, sizeof buf);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
-    CHECK(strstr(buf, "weft: stack overflow in ULT 1 (stack size 65536 bytes") != NULL);
+    (void)arg;
+    raise(SIGSEGV);
+}
+
+static void say(const char *s)
+{
+    ssize_t w = write(2, s, strlen(s));
+    (void)w;
+}
+
+/* Run fn in a ULT on a single stream, and join it. */
+static void run_in_ult(void (*fn)(void *))
+{
+    weft_config cfg;
+    CHECK_OK(weft_config_init(&cfg));
+    cfg.num_xstreams = 1;
+    cfg.stack_size = 64 * 1024;
+    CHECK_OK(weft_init(&cfg));
+    weft_thread t;
+    CHECK_OK(weft_thread_create(self_pool(), fn, NULL, NULL, &t));
+    CHECK_OK(weft_thread_join(t));
+}
+
+/* ---------- the children ---------- */
+
+static void child_overflow(void)
+{
+    alarm(CHILD_TIMEOUT);
+    run_in_ult(overflow); /* the overflow aborts */
+}
+
+/* Without weft, a NULL dereference kills the process even when SIGSEGV is
+ * ignored: the kernel forces the default action of a fault. */
+static void child_ignored_fault(void)
+{
+    alarm(CHILD_TIMEOUT);
+    signal(SIGSEGV, SIG_IGN);
+    run_in_ult(deref_null);
+    say("survived\n");
+}
+
+/* A handler with SA_RESETHAND runs once, with its sa_mask blocked; the
+ * action is then the default one, so the fault, run again when the handler
+ * returns, kills the process. */
+static void note_fault(int sig)
+{
+    (void)sig;
+    sigset_t now;
+    pthread_sigmask(SIG_BLOCK, NULL, &now);
+    say(sigismember(&now, SIGUSR1) ? "noted, SIGUSR1 blocked\n" : "noted, SIGUSR1 open\n");
+}
+
+static void child_resethand(void)
+{
+    alarm(CHILD_TIMEOUT);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = note_fault;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGUSR1);
+    CHECK(sigaction(SIGSEGV, &sa, NULL) == 0);
+    run_in_ult(deref_null);
+    say("survived\n");
+}
+
+/* A SIGSEGV that is sent, not a fault, is not run again by returning: with
+ * the default action it must still kill, and when ignored it is ignored. */
+static void child_raised_default(void)
+{
+    alarm(CHILD_TIMEOUT);
+    signal(SIGSEGV, SIG_DFL);
+    run_in_ult(raise_segv);
+    say("survived\n");
+}
+
+static void child_raised_ignored(void)
+{
+    alarm(CHILD_TIMEOUT);
+    signal(SIGSEGV, SIG_IGN);
+    run_in_ult(raise_segv);
+    CHECK_OK(weft_finalize());
+    say("survived\n");
+}
+
+static void prog_handler(int sig)
+{
+    (void)sig;
+}
+
+static void *action_of(int sig)
+{
+    struct sigaction cur;
+    CHECK(sigaction(sig, NULL, &cur) == 0);
+    return (cur.sa_flags & SA_SIGINFO) ? (void *)cur.sa_sigaction : (void *)cur.sa_handler;
+}
+
+/* weft_finalize() gives back the action weft replaced, but only while weft's
+ * handler is still the one installed. */
+static void child_later_handler(void)
+{
+    alarm(CHILD_TIMEOUT);
+    signal(SIGSEGV, SIG_IGN);
+    signal(SIGBUS, SIG_IGN);
+    CHECK_OK(weft_init(NULL));
+    CHECK(action_of(SIGSEGV) != (void *)SIG_IGN);
+    CHECK_OK(weft_finalize());
+    CHECK(action_of(SIGSEGV) == (void *)SIG_IGN);
+    CHECK(action_of(SIGBUS) == (void *)SIG_IGN);
+
+    CHECK_OK(weft_init(NULL));
+    signal(SIGSEGV, prog_handler);
+    signal(SIGBUS, prog_handler);
+    CHECK_OK(weft_finalize());
+    CHECK(action_of(SIGSEGV) == (void *)prog_handler);
+    CHECK(action_of(SIGBUS) == (void *)prog_handler);
+    say("kept\n");
+}
+
+static int mapped(void *p)
+{
+    return msync(p, (size_t)sysconf(_SC_PAGESIZE), MS_ASYNC) == 0 || errno != ENOMEM;
+}
+
+/* weft_finalize() takes away the signal stack it gave the thread, but not
+ * one the program set after weft_init(); weft's memory is unmapped either
+ * way. */
+static void child_later_altstack(void)
+{
+    alarm(CHILD_TIMEOUT);
+    /* Start without a signal stack (a sanitizer may have set one), so weft
+     * gives this thread its own, as in a plain program. */
+    stack_t off = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
+    CHECK(sigaltstack(&off, NULL) == 0);
+
+    stack_t cur;
+    CHECK_OK(weft_init(NULL));
+    CHECK(sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE));
+    CHECK_OK(weft_finalize());
+    CHECK(sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE));
+
+    static char mine[64 * 1024];
+    CHECK_OK(weft_init(NULL));
+    CHECK(sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE));
+    void *weft_stack = cur.ss_sp;
+    CHECK(weft_stack != mine);
+    stack_t ss = {.ss_sp = mine, .ss_size = sizeof mine, .ss_flags = 0};
+    CHECK(sigaltstack(&ss, NULL) == 0);
+    CHECK_OK(weft_finalize());
+    CHECK(sigaltstack(NULL, &cur) == 0);
+    CHECK(!(cur.ss_flags & SS_DISABLE) && cur.ss_sp == mine && cur.ss_size == sizeof mine);
+    CHECK(!mapped(weft_stack));
+    say("kept\n");
+}
+
+/* ---------- the cases ---------- */
+
+static int died_by(int status, int sig)
+{
+    return WIFSIGNALED(status) && WTERMSIG(status) == sig;
+}
+
+static int exited_ok(int status)
+{
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+struct guard_case {
+    const char *name;
+    void (*child)(void);
+    int (*check)(int status, const char *err);
+};
+
+static int check_overflow(int status, const char *err)
+{
+    return died_by(status, SIGABRT) &&
+           strstr(err, "weft: stack overflow in ULT 1 (stack size 65536 bytes") != NULL;
+}
+
+static int check_fault_kills(int status, const char *err)
+{
+    return died_by(status, SIGSEGV) && !strstr(err, "stack overflow") && !strstr(err, "survived");
+}
+
+static int check_resethand(int status, const char *err)
+{
+    const char *n = strstr(err, "noted, SIGUSR1 blocked\n");
+    return died_by(status, SIGSEGV) && n && !strstr(n + 1, "noted") && !strstr(err, "survived");
+}
+
+static int check_survived(int status, const char *err)
+{
+    return exited_ok(status) && strstr(err, "survived") != NULL;
+}
+
+static int check_kept(int status, const char *err)
+{
+    return exited_ok(status) && strstr(err, "kept") != NULL;
+}
+
+static const struct guard_case g_cases[] = {
+    {"overflow_names_ult", child_overflow, check_overflow},
+    {"ignored_segv_fault_kills", child_ignored_fault, check_fault_kills},
+    {"resethand_handler_runs_once", child_resethand, check_resethand},
+    {"raised_segv_default_kills", child_raised_default, check_fault_kills},
+    {"raised_segv_ignored_survives", child_raised_ignored, check_survived},
+    {"finalize_keeps_later_handler", child_later_handler, check_kept},
+    {"finalize_keeps_later_altstack", child_later_altstack, check_kept},
+};
+
+static void describe(int status)
+{
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "  child was killed by signal %d (%s)\n", WTERMSIG(status),
+                strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status))
+        fprintf(stderr, "  child exited with status %d\n", WEXITSTATUS(status));
+}
+
+int main(int argc, char **argv)
+{
+    int failed = 0, ran = 0;
+    for (size_t i = 0; i < sizeof g_cases / sizeof g_cases[0]; i++) {
+        const struct guard_case *c = &g_cases[i];
+        if (argc > 1 && strcmp(argv[1], c->name) != 0) continue;
+        ran++;
+        static char buf[16384];
+        int status = run_child_stderr(c->child, buf, sizeof buf);
+        if (c->check(status, buf)) {
+            printf("guard: %s ok\n", c->name);
+        } else {
+            fprintf(stderr, "guard: %s FAILED\n", c->name);
+            describe(status);
+            failed++;
+        }
+    }
+    CHECK(ran > 0);
+    if (failed) return 1;
     printf("guard: ok\n");
     return 0;
 }

@@ -12,7 +12,7 @@
  * than the one whose slab it is from goes back to that stream, batched.
  *
  * Stacks are mmap'ed with a PROT_NONE guard page below them; the SIGSEGV
- * handler, running on an alternate signal stack, names the ULT whose stack
+ * handler (guard.c), running on an alternate signal stack, names the ULT whose stack
  * overflowed into its guard. Huge-page stacks (weft_config.huge_pages) are
  * carved from large chunks instead and carry a canary, not a guard. */
 #define _GNU_SOURCE
@@ -30,7 +30,6 @@
 
 #define GLOBAL_STACKS_MAX 4096
 #define REMOTE_BATCH 64
-#define ALTSTACK_SIZE (64 * 1024)
 
 static struct slab *g_slabs;                /* all slabs, freed at finalize */
 static struct unit_cache g_plain;           /* global descriptor list, under weft_g.lock */
@@ -403,12 +402,14 @@ void mem_cache_flush(struct weft_xstream_s *xs)
 /* Release every stack and slab. All streams are gone. */
 /* ---------- pools and schedulers ---------- */
 
-/* A freed pool or scheduler keeps its memory, marked dead, until
- * weft_finalize(): a stale handle is then refused instead of read after
- * free. New objects of the same kind reuse it, so the graveyard stays as
- * large as the most objects ever alive at once. While the runtime is down,
- * memory goes straight back to the heap. */
+/* A freed pool, scheduler or synchronisation object keeps its memory,
+ * marked dead, for the life of the process: a stale handle is then refused
+ * instead of read after free, whenever it was freed (before weft_init(),
+ * which sync objects and pools allow, during the runtime, or after
+ * weft_finalize()). New objects of the same kind reuse it, so the
+ * graveyard stays as large as the most objects ever alive at once. */
 static void *g_retired[OBJ_NKINDS];
+static pthread_mutex_t g_retired_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The link lives after the magic word, which must stay readable. */
 static inline void **retired_link(void *obj)
@@ -419,32 +420,18 @@ static inline void **retired_link(void *obj)
 void *obj_alloc(int kind, size_t size)
 {
     void *o = NULL;
-    pthread_mutex_lock(&weft_g.lock);
+    pthread_mutex_lock(&g_retired_lock);
     if ((o = g_retired[kind])) g_retired[kind] = *retired_link(o);
-    pthread_mutex_unlock(&weft_g.lock);
+    pthread_mutex_unlock(&g_retired_lock);
     return o ? o : aligned_alloc(CACHE_LINE, size);
 }
 
 void obj_retire(int kind, void *obj)
 {
-    pthread_mutex_lock(&weft_g.lock);
-    if (atomic_load(&weft_g.initialized)) {
-        *retired_link(obj) = g_retired[kind];
-        g_retired[kind] = obj;
-        obj = NULL;
-    }
-    pthread_mutex_unlock(&weft_g.lock);
-    free(obj);
-}
-
-static void obj_release_retired(void)
-{
-    for (int k = 0; k < OBJ_NKINDS; k++)
-        while (g_retired[k]) {
-            void *n = *retired_link(g_retired[k]);
-            free(g_retired[k]);
-            g_retired[k] = n;
-        }
+    pthread_mutex_lock(&g_retired_lock);
+    *retired_link(obj) = g_retired[kind];
+    g_retired[kind] = obj;
+    pthread_mutex_unlock(&g_retired_lock);
 }
 
 void mem_finalize(void)
@@ -468,117 +455,5 @@ void mem_finalize(void)
     huge_chunks_release();
     g_plain = (struct unit_cache){0};
     g_export = (struct unit_cache){0};
-    obj_release_retired();
 }
 
-/* ---------- stack overflow reporting ---------- */
-
-static struct sigaction g_old_segv, g_old_bus;
-static int g_handler_installed;
-
-/* Async-signal-safe decimal/hex formatting for the report. */
-static size_t fmt_u64(char *out, uint64_t v, unsigned base)
-{
-    char tmp[24];
-    size_t n = 0;
-    do {
-        unsigned d = (unsigned)(v % base);
-        tmp[n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
-        v /= base;
-    } while (v);
-    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
-    return n;
-}
-
-static size_t put(char *buf, size_t at, const char *s)
-{
-    while (*s && at < 255) buf[at++] = *s++;
-    return at;
-}
-
-static void chain(int sig, siginfo_t *si, void *uc, const struct sigaction *old)
-{
-    if (old->sa_flags & SA_SIGINFO) {
-        if (old->sa_sigaction) old->sa_sigaction(sig, si, uc);
-        return;
-    }
-    if (old->sa_handler == SIG_IGN) return;
-    if (old->sa_handler == SIG_DFL) {
-        /* Re-raise with the default action: returning re-runs the fault. */
-        signal(sig, SIG_DFL);
-        return;
-    }
-    old->sa_handler(sig);
-}
-
-static void segv_handler(int sig, siginfo_t *si, void *uc)
-{
-    struct weft_xstream_s *xs = weft_tls_xs;
-    struct weft_unit_s *u = xs ? xs->cur : NULL;
-    uintptr_t a = (uintptr_t)si->si_addr;
-    if (u && u->stack_map && a >= (uintptr_t)u->stack_map && a < (uintptr_t)u->stack_lo) {
-        char buf[256];
-        size_t n = put(buf, 0, "weft: stack overflow in ULT ");
-        n += fmt_u64(buf + n, u->id, 10);
-        n = put(buf, n, " (stack size ");
-        n += fmt_u64(buf + n, u->stack_size, 10);
-        n = put(buf, n, " bytes; guard page hit at 0x");
-        n += fmt_u64(buf + n, a, 16);
-        n = put(buf, n, "); raise its stack_size attribute or WEFT_STACK_SIZE\n");
-        ssize_t w = write(2, buf, n);
-        (void)w;
-        signal(SIGABRT, SIG_DFL);
-        abort();
-    }
-    chain(sig, si, uc, sig == SIGBUS ? &g_old_bus : &g_old_segv);
-}
-
-int guard_install_handler(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = segv_handler;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGSEGV, &sa, &g_old_segv) != 0) return WEFT_ERR_SYS;
-    if (sigaction(SIGBUS, &sa, &g_old_bus) != 0) {
-        sigaction(SIGSEGV, &g_old_segv, NULL);
-        return WEFT_ERR_SYS;
-    }
-    g_handler_installed = 1;
-    return WEFT_OK;
-}
-
-void guard_remove_handler(void)
-{
-    if (!g_handler_installed) return;
-    sigaction(SIGSEGV, &g_old_segv, NULL);
-    sigaction(SIGBUS, &g_old_bus, NULL);
-    g_handler_installed = 0;
-}
-
-/* Each stream's OS thread needs its own signal stack: the handler cannot run
- * on the stack that just overflowed. A thread that already has one keeps it. */
-int guard_install_thread(struct weft_xstream_s *xs)
-{
-    stack_t cur;
-    if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) return WEFT_OK;
-    void *m = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) return WEFT_ERR_NOMEM;
-    stack_t ss = {.ss_sp = m, .ss_size = ALTSTACK_SIZE, .ss_flags = 0};
-    if (sigaltstack(&ss, NULL) != 0) {
-        munmap(m, ALTSTACK_SIZE);
-        return WEFT_ERR_SYS;
-    }
-    xs->altstack = m;
-    return WEFT_OK;
-}
-
-void guard_remove_thread(struct weft_xstream_s *xs)
-{
-    if (!xs->altstack) return;
-    stack_t ss = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
-    sigaltstack(&ss, NULL);
-    munmap(xs->altstack, ALTSTACK_SIZE);
-    xs->altstack = NULL;
-}
