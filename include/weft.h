@@ -166,7 +166,15 @@ int weft_config_init(weft_config *cfg);
 int weft_init(const weft_config *cfg);
 
 /* Run every remaining work unit, stop and join all other streams, release
- * all memory. Handles become invalid.
+ * the runtime's memory. Handles become invalid (a stale one is refused
+ * with WEFT_ERR_HANDLE as long as its memory was not reused). Units in
+ * pools that no scheduler serves (the pool of a freed stream, a pool never
+ * attached) run on the primary stream instead of being lost. Once it has
+ * begun, plain threads may add no units or streams: their create,
+ * revive and weft_xstream_create calls return WEFT_ERR_STATE (and
+ * WEFT_ERR_UNINIT after it returns); units may create as they please until
+ * the last one ends. A weft_init() on another thread waits until this
+ * returns, then starts a runtime of its own.
  * Errors: WEFT_ERR_UNINIT; WEFT_ERR_PRIMARY unless called from the main ULT.
  * Context: the main ULT. */
 int weft_finalize(void);
@@ -193,7 +201,8 @@ uint64_t weft_time_ns(void);
  * by the stream. A scheduler serves one stream at a time.
  * Errors: WEFT_ERR_UNINIT, WEFT_ERR_INVALID (NULL out), WEFT_ERR_HANDLE,
  * WEFT_ERR_BUSY (sched already in use), WEFT_ERR_POOL_ACCESS (a private pool
- * of sched belongs to another stream), WEFT_ERR_NOMEM, WEFT_ERR_SYS.
+ * of sched belongs to another stream), WEFT_ERR_NOMEM, WEFT_ERR_SYS,
+ * WEFT_ERR_STATE (a plain thread, while weft_finalize() runs).
  * Context: any. */
 int weft_xstream_create(weft_sched sched, weft_xstream *out);
 
@@ -328,8 +337,10 @@ int weft_thread_pool_data(weft_thread unit, void ***data);
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
 int weft_thread_get_arg(weft_thread unit, void **arg);
 
-/* Free an empty pool that no scheduler uses; *pool becomes NULL.
- * Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY. Context: any. */
+/* Free an empty pool that no scheduler lists; *pool becomes NULL.
+ * Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE (also: freed meanwhile by
+ * another thread), WEFT_ERR_BUSY (created by the runtime, listed by a
+ * scheduler, used or not, or holding ready or blocked units). Context: any. */
 int weft_pool_free(weft_pool *pool);
 
 /* Number of ready units in the pool (blocked ones are not counted; a user
@@ -512,7 +523,8 @@ int weft_thread_attr_init(weft_thread_attr *attr);
  * caller continues). attr NULL means defaults. out NULL creates a detached
  * ULT: nobody joins it, its memory is reclaimed when it ends.
  * Errors: WEFT_ERR_UNINIT, WEFT_ERR_INVALID (NULL fn, bad stack size),
- * WEFT_ERR_HANDLE (pool), WEFT_ERR_NOMEM. Context: any. */
+ * WEFT_ERR_HANDLE (pool), WEFT_ERR_NOMEM, WEFT_ERR_STATE (a plain thread,
+ * while weft_finalize() runs: see there). Context: any. */
 int weft_thread_create(weft_pool pool, void (*fn)(void *), void *arg,
                        const weft_thread_attr *attr, weft_thread *out);
 
@@ -539,7 +551,8 @@ int weft_thread_create_first(void (*fn)(void *), void *arg, const weft_thread_at
  * becomes a ready unit of the same kind running fn(arg) in `pool`, with the
  * same handle and id, to be joined again.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (NULL fn), WEFT_ERR_STATE (not
- * ended, detached, or the main ULT). Context: any. */
+ * ended, detached, or the main ULT; from a plain thread, while
+ * weft_finalize() runs). Context: any. */
 int weft_thread_revive(weft_pool pool, void (*fn)(void *), void *arg, weft_thread unit);
 
 /* Move `unit` to `pool`: the caller itself (it continues on a stream that
@@ -572,13 +585,21 @@ int weft_thread_free_many(int n, weft_thread *units);
  * the head of its pool through the scheduler's order; a ULT not yet started
  * a few places further back (not in a user pool or deque) at once, and its
  * end then switches straight back to the caller.
+ * Exactly one of several concurrent joins of a unit waits; the others get
+ * WEFT_ERR_JOINED. The main ULT cannot be joined (nor freed): from itself
+ * WEFT_ERR_JOIN_SELF, from any other caller WEFT_ERR_STATE.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_JOIN_SELF, WEFT_ERR_JOINED,
+ * WEFT_ERR_STATE (the main ULT, a detached unit),
  * WEFT_ERR_TASKLET_BLOCKS (caller is a tasklet and the unit has not ended),
  * WEFT_ERR_SCHED_BLOCKS (caller is a scheduler and the unit has not ended).
  * Context: ULT, thread; tasklet only for a unit that has already ended. */
 int weft_thread_join(weft_thread unit);
 
-/* Join `*unit` if not yet joined, release it; *unit becomes NULL.
+/* Join `*unit` if not yet joined, release it; *unit becomes NULL. Of
+ * several threads freeing (or joining) the same unit at once exactly one
+ * succeeds; the others get WEFT_ERR_JOINED (it was being joined) or
+ * WEFT_ERR_HANDLE (it was released). The main ULT is never freed: see
+ * weft_thread_join() for its errors.
  * Errors: WEFT_ERR_INVALID (NULL pointer), as weft_thread_join().
  * Context: as weft_thread_join(). */
 int weft_thread_free(weft_thread *unit);
@@ -635,8 +656,10 @@ int weft_thread_exit(void);
 
 /* Cancel a unit that has not started: it is taken out of its pool and ends
  * without running; joiners return normally.
- * Errors: WEFT_ERR_HANDLE, WEFT_ERR_STATE (already started or not waiting in
- * a pool), WEFT_ERR_POOL_ACCESS (waiting in another stream's private pool).
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_STATE (already started, running,
+ * blocked, ended, or not waiting in a pool: whichever stream owns its
+ * pool), WEFT_ERR_POOL_ACCESS (waiting, not started, in another stream's
+ * private pool).
  * Context: any. */
 int weft_thread_cancel(weft_thread unit);
 
@@ -657,10 +680,14 @@ int weft_thread_cancel(weft_thread unit);
  * and unlock it; if it would have to wait, it gets WEFT_ERR_TASKLET_BLOCKS.
  *
  * The owner is the calling ULT or tasklet (a migrating ULT keeps its
- * mutexes), or the calling OS thread outside weft. Freed mutexes are kept,
- * dead, for reuse until weft_finalize(): a stale handle gets
- * WEFT_ERR_HANDLE unless a new mutex already reuses its memory. Mutexes may
- * be created before weft_init(). */
+ * mutexes), or the calling OS thread outside weft, recorded by an identity
+ * never given to another: a mutex left locked by a unit that ended (or a
+ * thread that exited) stays locked, and the unit that reuses that unit's
+ * descriptor gets WEFT_ERR_NOT_OWNER from an unlock. Freed mutexes are
+ * kept, dead, for reuse by new mutexes, never given back: a stale handle
+ * gets WEFT_ERR_HANDLE unless a new mutex already reuses its memory (also
+ * for mutexes freed before weft_init() or after weft_finalize()). Mutexes
+ * may be created before weft_init(). */
 
 typedef struct weft_mutex_s *weft_mutex;
 
@@ -753,7 +780,11 @@ int weft_cond_broadcast(weft_cond c);
  * Waiting parks a ULT or blocks a plain thread; a tasklet may take a lock
  * that is free, and gets WEFT_ERR_TASKLET_BLOCKS where it would wait.
  * Readers are counted, not recorded: any unlock while readers hold the
- * lock releases one read hold. */
+ * lock releases one read hold. For the same reason a read lock is not
+ * recursive: a caller that holds it to read and asks again while a writer
+ * waits queues behind that writer, which waits for the caller: a deadlock,
+ * as with POSIX writer-preferring locks. Take it once per unit (a
+ * tryrdlock in that situation returns WEFT_ERR_BUSY). */
 
 typedef struct weft_rwlock_s *weft_rwlock;
 
@@ -907,7 +938,10 @@ int weft_future_reset(weft_future f);
  * migrates. The main ULT, scheduler contexts and plain threads have one
  * set of values per OS thread. A unit's destructors run, in that unit, when
  * it ends (returns, weft_thread_exit); a cancelled unit's run where it is
- * reaped. Up to 4096 keys live at once.
+ * reaped. A plain thread's run at its exit, from a pthread key destructor:
+ * a value set later by another pthread key's destructor starts a new set,
+ * destroyed in glibc's next round if one is left, else leaked. Up to 4096
+ * keys live at once.
  *
  * Why not __thread? A ULT may resume on another OS thread after any yield,
  * join, lock or migration, and the compiler may keep the address of a
@@ -918,8 +952,11 @@ int weft_future_reset(weft_future f);
 typedef struct weft_key_s *weft_key;
 
 /* destructor (may be NULL) is called with each non-NULL value at the end
- * of its unit. Errors: WEFT_ERR_INVALID, WEFT_ERR_NOMEM (also: 4096 keys
- * live). Context: any. */
+ * of its unit. A destructor may set values again: at most 4 rounds run
+ * (PTHREAD_DESTRUCTOR_ITERATIONS, as glibc), then the values still set are
+ * dropped without their destructor. Errors: WEFT_ERR_INVALID,
+ * WEFT_ERR_NOMEM (also: 4096 keys live). Context: any; weft_init is not
+ * needed. */
 int weft_key_create(void (*destructor)(void *), weft_key *out);
 
 /* Free a key; values still set are dropped without their destructor.

@@ -11,6 +11,18 @@ static void wait_go(void *arg)
     while (!__atomic_load_n(&g_go, __ATOMIC_ACQUIRE)) weft_yield();
 }
 
+/* Holds its stream without yielding: what waits behind it stays waiting. */
+static void hold_stream(void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&g_go, __ATOMIC_ACQUIRE)) { }
+}
+
+static void wait_eventual(void *arg)
+{
+    CHECK_OK(weft_eventual_wait(arg, NULL));
+}
+
 int main(void)
 {
     start_weft(2);
@@ -57,22 +69,40 @@ int main(void)
     CHECK_OK(weft_thread_cancel(got));
     CHECK_OK(weft_thread_free(&t));
 
-    /* In another stream's private pool: refused from here. Its stream is
-     * kept busy so the unit is still waiting when we try. */
+    /* Waiting in another stream's private pool: refused from here. Its
+     * stream is held by a tasklet so the unit is still waiting when we
+     * try. */
     weft_pool priv;
     CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_PRIVATE, &priv));
     weft_sched s;
     CHECK_OK(weft_sched_create_basic(1, &priv, &s));
-    g_go = 0;
+    __atomic_store_n(&g_go, 0, __ATOMIC_RELEASE);
     weft_thread blocker;
-    CHECK_OK(weft_tasklet_create(priv, must_not_run, &ran, &blocker)); /* filled before attach */
-    CHECK_OK(weft_thread_create(priv, wait_go, NULL, NULL, &t));
+    int ran2 = 0;
+    CHECK_OK(weft_tasklet_create(priv, hold_stream, NULL, &blocker)); /* filled before attach */
+    CHECK_OK(weft_thread_create(priv, must_not_run, &ran2, NULL, &t));
     weft_xstream x;
     CHECK_OK(weft_xstream_create(s, &x));
     CHECK_RC(weft_thread_cancel(t), WEFT_ERR_POOL_ACCESS);
     __atomic_store_n(&g_go, 1, __ATOMIC_RELEASE);
     CHECK_OK(weft_thread_free(&t));
+    CHECK(ran2 == 1);
     CHECK_OK(weft_thread_free(&blocker));
+
+    /* Blocked, its pool another stream's: not waiting in a pool, so
+     * WEFT_ERR_STATE (the pool's owner does not matter). */
+    weft_eventual ev;
+    CHECK_OK(weft_eventual_create(0, &ev));
+    CHECK_OK(weft_thread_create(priv, wait_eventual, ev, NULL, &t));
+    weft_thread_state st = WEFT_STATE_READY;
+    while (st != WEFT_STATE_BLOCKED) {
+        CHECK_OK(weft_thread_get_state(t, &st));
+        weft_yield();
+    }
+    CHECK_RC(weft_thread_cancel(t), WEFT_ERR_STATE);
+    CHECK_OK(weft_eventual_set(ev, NULL, 0));
+    CHECK_OK(weft_thread_free(&t));
+    CHECK_OK(weft_eventual_free(&ev));
     CHECK_OK(weft_xstream_free(&x));
     CHECK_OK(weft_sched_free(&s));
     CHECK_OK(weft_pool_free(&priv));

@@ -41,6 +41,16 @@ int main(void)
     setenv("WEFT_STACK_SIZE", "12", 1); /* below the minimum */
     CHECK_RC(weft_config_init(&cfg), WEFT_ERR_INVALID);
     CHECK_RC(weft_init(NULL), WEFT_ERR_INVALID);
+    /* Values whose product with the suffix overflows: refused, not wrapped
+     * into range (17592186044417M wraps to 1 MiB in 64 bits). */
+    const char *huge[] = {"17592186044417M", "9007199254740993K", "9223372036854775807K", "-9223372036854775807M"};
+    for (int i = 0; i < 4; i++) {
+        setenv("WEFT_STACK_SIZE", huge[i], 1);
+        CHECK_RC(weft_config_init(&cfg), WEFT_ERR_INVALID);
+    }
+    setenv("WEFT_SPIN_US", "99999999999999999999", 1); /* past long */
+    CHECK_RC(weft_config_init(&cfg), WEFT_ERR_INVALID);
+    unsetenv("WEFT_SPIN_US");
     setenv("WEFT_STACK_SIZE", "2M", 1);
     setenv("WEFT_NUM_XSTREAMS", "lots", 1);
     CHECK_RC(weft_config_init(&cfg), WEFT_ERR_INVALID);

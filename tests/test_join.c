@@ -66,7 +66,11 @@ int main(void)
     /* Self join from a ULT and from main. */
     weft_thread me;
     CHECK_OK(weft_self(&me));
-    CHECK_RC(weft_thread_join(me), WEFT_ERR_STATE); /* main cannot be joined */
+    CHECK_RC(weft_thread_join(me), WEFT_ERR_JOIN_SELF); /* main joining itself */
+    CHECK_RC(weft_thread_free(&me), WEFT_ERR_JOIN_SELF);
+    CHECK_RC(weft_thread_join_many(1, &me), WEFT_ERR_JOIN_SELF);
+    CHECK_RC(weft_thread_free_many(1, &me), WEFT_ERR_JOIN_SELF);
+    CHECK(me != NULL);
     CHECK_OK(weft_thread_create_to(xs1, join_self, NULL, NULL, &t));
     CHECK_OK(weft_thread_free(&t));
     CHECK_RC(g_self_rc, WEFT_ERR_JOIN_SELF);

@@ -100,6 +100,66 @@ static void not_owner(void *arg)
     CHECK(weft_mutex_unlock(arg) == WEFT_ERR_NOT_OWNER);
 }
 
+static void lock_and_end(void *arg)
+{
+    CHECK_OK(weft_mutex_lock(arg));
+}
+
+static int g_unlock_rc;
+static void try_unlock(void *arg)
+{
+    g_unlock_rc = weft_mutex_unlock(arg);
+}
+
+static void *thread_lock_and_exit(void *arg)
+{
+    CHECK_OK(weft_mutex_lock(arg));
+    return NULL;
+}
+
+static void *thread_try_unlock(void *arg)
+{
+    g_unlock_rc = weft_mutex_unlock(arg);
+    return NULL;
+}
+
+/* A mutex left locked by a ULT that ended is not released by the unit
+ * that reuses its descriptor, nor one left by an exited thread by a new
+ * thread (which may reuse its thread-local storage). */
+weft_mutex g_left_locked[2]; /* locked by the dead for good: never freed (global: kept reachable) */
+
+static void owner_survives_reuse(void)
+{
+    weft_mutex m;
+    CHECK_OK(weft_mutex_create(NULL, &m));
+    g_left_locked[0] = m;
+    weft_pool pool = self_pool();
+    weft_thread a, b;
+    CHECK_OK(weft_thread_create(pool, lock_and_end, m, NULL, &a));
+    weft_thread old = a;
+    CHECK_OK(weft_thread_free(&a));
+    CHECK_OK(weft_thread_create(pool, try_unlock, m, NULL, &b));
+    CHECK(b == old); /* the descriptor was reused: the case in question */
+    CHECK_OK(weft_thread_free(&b));
+    CHECK_RC(g_unlock_rc, WEFT_ERR_NOT_OWNER);
+    CHECK_RC(weft_mutex_trylock(m), WEFT_ERR_BUSY); /* still held by the dead ULT */
+
+    weft_mutex m2;
+    CHECK_OK(weft_mutex_create(NULL, &m2));
+    g_left_locked[1] = m2;
+    for (int i = 0; i < 20; i++) {
+        pthread_t th;
+        if (i == 0) {
+            CHECK(pthread_create(&th, NULL, thread_lock_and_exit, m2) == 0);
+        } else {
+            g_unlock_rc = -1;
+            CHECK(pthread_create(&th, NULL, thread_try_unlock, m2) == 0);
+        }
+        pthread_join(th, NULL);
+        if (i > 0) CHECK_RC(g_unlock_rc, WEFT_ERR_NOT_OWNER);
+    }
+}
+
 int main(void)
 {
     const char *env = getenv("WEFT_STRESS_N");
@@ -200,6 +260,7 @@ int main(void)
     CHECK(weft_mutex_free(NULL) == WEFT_ERR_INVALID);
     CHECK(weft_mutex_create(NULL, NULL) == WEFT_ERR_INVALID);
 
+    owner_survives_reuse();
     CHECK_OK(weft_finalize());
     printf("mutex: ok\n");
     return 0;

@@ -127,6 +127,16 @@ int main(void)
     CHECK_RC(weft_pool_free(&g_private), WEFT_ERR_BUSY); /* runtime-owned */
     CHECK_RC(weft_sched_free(&s1), WEFT_ERR_HANDLE);    /* freed: NULL */
 
+    /* A pool listed by a scheduler that no stream runs yet is not freed:
+     * the stream created later would schedule a dead pool. */
+    weft_pool listed;
+    weft_sched later;
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &listed));
+    CHECK_OK(weft_sched_create_basic(1, &listed, &later));
+    CHECK_RC(weft_pool_free(&listed), WEFT_ERR_BUSY);
+    CHECK_OK(weft_sched_free(&later));
+    CHECK_OK(weft_pool_free(&listed));
+
     CHECK_OK(weft_finalize());
     CHECK(counter == 100);
     printf("pool: ok\n");

@@ -54,7 +54,10 @@ static inline void spin_unlock(_Atomic uint32_t *l)
 #define MAGIC_DEAD 0xdeadbeefu
 
 /* Every handle points at cache-line aligned memory: a pointer that is not
- * aligned is refused before anything is read through it. */
+ * aligned is refused before anything is read through it. Every kind of
+ * handle object starts with its magic word (asserted beside each struct)
+ * and is at least a cache line long: a handle of the wrong kind passed in
+ * is refused by reading those four bytes, never past its object. */
 #define MAX_XSTREAMS 4096 /* live streams at most */
 #define HANDLE_ALIGNED(p) (((uintptr_t)(p) & (CACHE_LINE - 1)) == 0)
 
@@ -72,6 +75,9 @@ enum unit_kind { KIND_ULT = 0, KIND_TASKLET = 1, KIND_MAIN = 2, KIND_SCHED = 3, 
  * that gave it up. Doing it there, not before the switch, means the unit is
  * never visible to another stream while its registers are still being
  * saved. */
+/* unit->join_claimed: who joins it, decided by one compare-and-swap. */
+enum join_claim { JOIN_NONE = 0, JOIN_BUSY = 1, JOIN_DONE = 2 };
+
 enum pending { PEND_NONE = 0, PEND_READY, PEND_JOIN, PEND_TERMINATE, PEND_UNLOCK };
 
 /* unit->jw, the join word: 0 while nobody waits, the joining ULT's address
@@ -88,17 +94,17 @@ struct weft_xstream_s;
 
 struct weft_unit_s {
     /* --- cache line 0: all that create, dispatch, run, join and free touch --- */
+    _Atomic uint32_t magic;            /* first, in every kind of handle: see HANDLE_ALIGNED */
+    _Atomic uint8_t state;             /* READY/RUNNING/BLOCKED; TERMINATED is jw == JW_DONE */
+    _Atomic uint8_t join_claimed;      /* enum join_claim */
+    uint8_t kind;
+    uint8_t in_pool;                   /* guarded by the pool's owner or lock */
     struct weft_unit_s *next;          /* pool, inbox, bound list and cache link */
     struct weft_pool_s *pool;          /* home pool: where it goes when ready */
     struct weft_xstream_s *xs;         /* stream a ULT runs on / last ran on */
     void (*fn)(void *);
     void *arg;
     _Atomic uintptr_t jw;              /* join word, see JW_* */
-    _Atomic uint32_t magic;
-    _Atomic uint8_t state;             /* READY/RUNNING/BLOCKED; TERMINATED is jw == JW_DONE */
-    _Atomic uint8_t join_claimed;      /* 0 unjoined, 1 joining, 2 joined (by the holder) */
-    uint8_t kind;
-    uint8_t in_pool;                   /* guarded by the pool's owner or lock */
     uint8_t started;
     uint8_t detached;
     uint8_t migratable;
@@ -150,7 +156,8 @@ struct weft_pool_s {
     /* The stream that pops (private, SPSC, MPSC) or pushes (SPMC, DEQUE).
      * Set by pool_own(); a deque changes it only under `lock`. */
     struct weft_xstream_s *owner;
-    _Atomic int n_scheds;         /* schedulers that list this pool */
+    _Atomic int n_scheds;         /* schedulers that use this pool now (attached or stacked) */
+    _Atomic int n_listed;         /* schedulers that list it, used or not: it may not be freed */
     _Atomic uint32_t n_sleepers;  /* sleeping streams whose scheduler lists it (idle.c) */
     /* Units of this pool suspended (a join, a parked wait). Its own line:
      * the fields above are read by every stream that pushes or wakes a
@@ -165,6 +172,7 @@ struct weft_pool_s {
     _Atomic size_t size_snapshot; /* LOCKED: size readable without the lock */
     weft_pool_ops ops;            /* POOL_KIND_USER */
     void *ops_state;
+    struct weft_pool_s *reg_next, **reg_pprev; /* every live pool (pool.c: finalize adopts orphans) */
     /* INCOMING: what other streams pushed, newest first. */
     _Atomic(struct weft_unit_s *) incoming __attribute__((aligned(CACHE_LINE)));
     _Atomic size_t incoming_n;
@@ -201,13 +209,14 @@ struct weft_sched_s {
     struct weft_unit_s *parent_unit;
     _Atomic int finish_requested;
     _Atomic int in_run;                /* its run function is on some stack */
+    _Atomic int freeing;               /* weft_sched_free() claimed it */
     weft_sched_ops ops;                /* SCHED_USER */
     void *data;
     struct weft_pool_s *pools[WEFT_MAX_POOLS];
 } __attribute__((aligned(CACHE_LINE)));
 /* obj_retire() links retired pools and schedulers through bytes 8..15. */
 _Static_assert(offsetof(struct weft_sched_s, magic) == 0 && offsetof(struct weft_pool_s, magic) == 0,
-               "a retired object keeps its magic word");
+               "a retired object keeps its magic word, the first word of every handle");
 
 /* A per-stream cache of free descriptors (link: unit->next). */
 struct unit_cache {
@@ -224,6 +233,7 @@ struct stack_cache {
 enum xs_state { XS_CREATED = 0, XS_RUNNING, XS_TERMINATED, XS_FAILED };
 
 struct weft_xstream_s {
+    _Atomic uint32_t magic;         /* first, in every kind of handle: see HANDLE_ALIGNED */
     /* --- hot, owner-only --- */
     struct weft_unit_s *cur;        /* the unit running now */
     struct weft_unit_s *sched_unit; /* the running scheduler's context */
@@ -258,8 +268,7 @@ struct weft_xstream_s {
     _Atomic uint32_t sleeping;      /* asleep in xs_idle, or about to be: wake it (idle.c) */
     _Atomic uint32_t wake_seq;      /* the futex it sleeps on */
     /* --- cold --- */
-    _Atomic uint32_t magic __attribute__((aligned(CACHE_LINE)));
-    int rank;
+    int rank __attribute__((aligned(CACHE_LINE)));
     int is_primary;
     int cpu;                        /* bound CPU or -1 */
     struct weft_sched_s *main_sched; /* the bottom of the scheduler stack */
@@ -272,6 +281,9 @@ struct weft_xstream_s {
     _Atomic uint32_t n_timers;      /* armed timers: readable without the lock */
     struct weft_timer *timers;      /* armed here, earliest deadline first */
 } __attribute__((aligned(CACHE_LINE)));
+
+_Static_assert(offsetof(struct weft_xstream_s, magic) == 0 && offsetof(struct weft_unit_s, magic) == 0,
+               "the magic word is the first word of every handle");
 
 /* A timer that ends a timed wait (idle.c). Armed on the stream of the
  * waiting ULT, fired by that stream's scheduler under its timer lock. */
@@ -321,6 +333,11 @@ static inline int pool_check(struct weft_pool_s *p)
 
 struct weft_global {
     _Atomic int initialized;
+    /* weft_finalize() has begun: plain threads may add no more units or
+     * streams (ext_enter). ext_active counts plain threads inside a call
+     * that adds work or touches units finalize would release. */
+    _Atomic int closing;
+    _Atomic int ext_active;
     pthread_mutex_t lock;               /* streams table, global caches */
     size_t stack_size;                  /* default ULT stack size */
     size_t fast_stack_size;             /* stacks of this size take the inline cache paths: the
@@ -343,7 +360,7 @@ struct weft_global {
     /* counts of units created and ended by streams that are gone, or by
      * plain threads; live units = these + the live streams' counters */
     _Atomic uint64_t ext_created, ext_finished;
-    _Atomic uint64_t ext_next_id;
+    _Atomic uint64_t ext_next_id;        /* never reset: ids stay unique for the process's life */
     _Atomic uint64_t unguarded_stacks;  /* stacks handed out without a guard page */
     _Atomic int wait_policy;            /* weft_wait_policy */
     _Atomic uint64_t spin_ns;           /* hybrid: spin this long before sleeping */
@@ -359,6 +376,16 @@ extern __thread struct weft_xstream_s *weft_tls_xs
 /* ------------------------------------------------------------------ */
 /* Internal functions                                                  */
 
+/* runtime.c: a plain thread (not a stream) enters a call that adds units
+ * or streams: refused with WEFT_ERR_UNINIT before weft_init() and after
+ * weft_finalize(), WEFT_ERR_STATE while finalize runs; else counted until
+ * ext_leave(), and finalize waits for it. ext_track() counts a call that
+ * must finish before finalize releases memory but may not be refused (a
+ * wake, the end of a join). */
+WEFT_HIDDEN int ext_enter(void);
+static inline void ext_track(void) { atomic_fetch_add(&weft_g.ext_active, 1); }
+static inline void ext_leave(void) { atomic_fetch_sub(&weft_g.ext_active, 1); }
+
 /* pool.c */
 WEFT_HIDDEN int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first);
 WEFT_HIDDEN void pool_detach(struct weft_pool_s *p);
@@ -366,6 +393,8 @@ WEFT_HIDDEN bool pool_kind_valid(int kind, int access);
 WEFT_HIDDEN void pool_take_owner(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first);
 WEFT_HIDDEN void pool_own(struct weft_pool_s *p, struct weft_xstream_s *xs);
 WEFT_HIDDEN void pool_disown(struct weft_pool_s *p, struct weft_xstream_s *xs);
+WEFT_HIDDEN void pool_retire(struct weft_pool_s *p);
+WEFT_HIDDEN void pools_adopt_orphans(struct weft_xstream_s *xs);
 
 /* sched.c */
 WEFT_HIDDEN int sched_check(struct weft_sched_s *s);

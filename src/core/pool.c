@@ -190,6 +190,65 @@ static void deque_push_remote(struct weft_pool_s *p, struct weft_unit_s *u, stru
     pool_unlock(p);
 }
 
+/* ---------- the registry of live pools ---------- */
+
+static struct weft_pool_s *g_pools; /* under g_pools_lock */
+static _Atomic uint32_t g_pools_lock;
+
+static void pool_register(struct weft_pool_s *p)
+{
+    spin_lock(&g_pools_lock);
+    p->reg_next = g_pools;
+    p->reg_pprev = &g_pools;
+    if (g_pools) g_pools->reg_pprev = &p->reg_next;
+    g_pools = p;
+    spin_unlock(&g_pools_lock);
+}
+
+/* Mark a pool dead and keep its memory (obj_retire): stale handles. */
+void pool_retire(struct weft_pool_s *p)
+{
+    atomic_store(&p->magic, MAGIC_DEAD);
+    spin_lock(&g_pools_lock);
+    if (p->reg_pprev) {
+        *p->reg_pprev = p->reg_next;
+        if (p->reg_next) p->reg_next->reg_pprev = p->reg_pprev;
+        p->reg_pprev = NULL;
+    }
+    spin_unlock(&g_pools_lock);
+    for (struct deque_ring *r = atomic_load(&p->ring), *n; r; r = n) {
+        n = r->older;
+        free(r);
+    }
+    atomic_store(&p->ring, NULL);
+    obj_retire(OBJ_POOL, p);
+}
+
+/* weft_finalize(), from the main ULT on the primary stream `xs`: units
+ * that wait in pools no scheduler serves (a freed stream's, a user pool
+ * never attached) would never run. Move them to the primary's pool. A
+ * unit bound to a stream that has ended is unbound when it is picked
+ * (unit.c, unit_claim). */
+void pools_adopt_orphans(struct weft_xstream_s *xs)
+{
+    struct weft_pool_s *dest = sched_migration_pool(xs->main_sched);
+    struct weft_unit_s *moved = NULL, *u;
+    spin_lock(&g_pools_lock);
+    for (struct weft_pool_s *p = g_pools; p; p = p->reg_next) {
+        if (p == dest || atomic_load(&p->n_scheds) > 0 || pool_count(p) == 0) continue;
+        while ((u = pool_pop_unit(p, xs)) != NULL) {
+            u->next = moved;
+            moved = u;
+        }
+    }
+    spin_unlock(&g_pools_lock);
+    while ((u = moved)) {
+        moved = u->next;
+        unit_set_pool(u, dest);
+        unit_deliver(xs, u);
+    }
+}
+
 /* The combinations weft_pool_create() accepts: a deque is for stealing. */
 bool pool_kind_valid(int kind, int access)
 {
@@ -252,11 +311,12 @@ int weft_pool_create(weft_pool_kind kind, weft_pool_access access, weft_pool *ou
     if (p->impl == IMPL_DEQUE) {
         struct deque_ring *r = ring_new(DEQUE_FIRST_CAP);
         if (!r) {
-            obj_retire(OBJ_POOL, p);
+            pool_retire(p);
             return WEFT_ERR_NOMEM;
         }
         atomic_store(&p->ring, r);
     }
+    pool_register(p);
     atomic_store(&p->magic, MAGIC_POOL);
     *out = p;
     return WEFT_OK;
@@ -277,8 +337,7 @@ int weft_pool_create_user(const weft_pool_ops *ops, void *state, weft_pool_acces
     (*out)->ops = *ops;
     (*out)->ops_state = state;
     if (ops->init && (rc = ops->init(state, *out)) != WEFT_OK) {
-        atomic_store(&(*out)->magic, MAGIC_DEAD);
-        obj_retire(OBJ_POOL, *out);
+        pool_retire(*out);
         *out = NULL;
         return rc;
     }
@@ -291,16 +350,13 @@ int weft_pool_free(weft_pool *pool)
     struct weft_pool_s *p = *pool;
     int rc = pool_check(p);
     if (rc) return rc;
-    if (p->runtime_owned || atomic_load(&p->n_scheds) > 0 || pool_count(p) > 0 ||
+    if (p->runtime_owned || atomic_load(&p->n_scheds) > 0 || atomic_load(&p->n_listed) > 0 || pool_count(p) > 0 ||
         atomic_load(&p->n_blocked) > 0)
         return WEFT_ERR_BUSY;
-    atomic_store(&p->magic, MAGIC_DEAD);
+    uint32_t live = MAGIC_POOL;
+    if (!atomic_compare_exchange_strong(&p->magic, &live, MAGIC_DEAD)) return WEFT_ERR_HANDLE; /* freed meanwhile */
     if (p->kind == POOL_KIND_USER && p->ops.free) p->ops.free(p->ops_state);
-    for (struct deque_ring *r = p->ring, *n; r; r = n) {
-        n = r->older;
-        free(r);
-    }
-    obj_retire(OBJ_POOL, p);
+    pool_retire(p);
     *pool = NULL;
     return WEFT_OK;
 }

@@ -11,12 +11,15 @@
 #include "internal.h"
 #include "mem_cache.h"
 
-struct weft_global weft_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
+struct weft_global weft_g = {.lock = PTHREAD_MUTEX_INITIALIZER, .ext_next_id = 1 /* 0 is the main ULT */};
 __thread struct weft_xstream_s *weft_tls_xs __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t g_init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define DEFAULT_STACK (64u * 1024u)
+/* How long finalize waits without any unit ending before it looks for
+ * units in pools no scheduler serves. */
+#define ORPHAN_WAIT_NS (2 * 1000 * 1000ull)
 
 const char *weft_strerror(int err)
 {
@@ -56,8 +59,10 @@ static int env_long(const char *name, long lo, long hi, long *out, int allow_suf
     errno = 0;
     long n = strtol(v, &end, 10);
     if (errno || end == v) return -1;
-    if (allow_suffix && (*end == 'k' || *end == 'K')) { n *= 1024; end++; }
-    else if (allow_suffix && (*end == 'm' || *end == 'M')) { n *= 1024 * 1024; end++; }
+    long unit = 1;
+    if (allow_suffix && (*end == 'k' || *end == 'K')) { unit = 1024; end++; }
+    else if (allow_suffix && (*end == 'm' || *end == 'M')) { unit = 1024 * 1024; end++; }
+    if (__builtin_mul_overflow(n, unit, &n)) return -1; /* a wrapped product would pass the range check */
     while (isspace((unsigned char)*end)) end++;
     if (*end || n < lo || n > hi) return -1;
     *out = n;
@@ -159,7 +164,7 @@ static int init_primary(void)
     }
     hook_fiber_create(m, true);
     atomic_store(&m->state, WEFT_STATE_RUNNING);
-    atomic_store(&m->join_claimed, 2);
+    atomic_store(&m->join_claimed, JOIN_DONE);
     atomic_store(&m->magic, MAGIC_UNIT);
     weft_g.main_unit = m;
     xs->cur = m;
@@ -218,7 +223,6 @@ int weft_init(const weft_config *cfg)
     weft_set_wait_policy(c.wait_policy, c.spin_us);
     atomic_store(&weft_g.ext_created, 0);
     atomic_store(&weft_g.ext_finished, 0);
-    atomic_store(&weft_g.ext_next_id, 1); /* 0 is the main ULT */
     atomic_store(&weft_g.unguarded_stacks, 0);
 
     if ((rc = guard_install_handler())) goto fail;
@@ -241,12 +245,50 @@ fail:
     return rc;
 }
 
+int ext_enter(void)
+{
+    /* Sequentially consistent against weft_finalize(): it raises `closing`
+     * and then reads `ext_active`; we raise `ext_active` and then read
+     * `closing`. One of the two sees the other. */
+    atomic_fetch_add(&weft_g.ext_active, 1);
+    if (likely(!atomic_load(&weft_g.closing) && atomic_load(&weft_g.initialized))) return WEFT_OK;
+    int rc = atomic_load(&weft_g.initialized) ? WEFT_ERR_STATE : WEFT_ERR_UNINIT;
+    ext_leave();
+    return rc;
+}
+
 int weft_initialized(void)
 {
     return atomic_load_explicit(&weft_g.initialized, memory_order_acquire);
 }
 
 /* ---------- finalize ---------- */
+
+/* Run until no unit is left and no plain thread is inside a call that
+ * could add one or still reads one. `ext_active` is read first: once it is
+ * 0 with `closing` raised, no plain thread adds a unit any more, so a zero
+ * count of live units that follows is final. Units that no stream can run
+ * (in a pool no scheduler serves: a freed stream's, a user pool never
+ * attached) are moved to the primary stream when nothing moves. */
+static void finalize_run_all(void)
+{
+    uint64_t last = 0, since = 0;
+    for (;;) {
+        if (atomic_load(&weft_g.ext_active) == 0) {
+            uint64_t live = units_live();
+            if (live == 0) return;
+            uint64_t now = clock_ns();
+            if (live != last || !since) {
+                last = live;
+                since = now;
+            } else if (now - since > ORPHAN_WAIT_NS) {
+                pools_adopt_orphans(weft_g.primary);
+                since = now;
+            }
+        }
+        weft_yield();
+    }
+}
 
 static void release_everything(void)
 {
@@ -291,8 +333,12 @@ int weft_finalize(void)
     struct weft_xstream_s *xs = weft_tls_xs;
     if (!xs || xs != weft_g.primary || xs->cur != weft_g.main_unit) return WEFT_ERR_PRIMARY;
 
-    /* Every unit runs to its end first: nothing is lost at exit. */
-    while (units_live() > 0) weft_yield();
+    /* From now on plain threads add no units or streams (ext_enter); units
+     * keep creating as they please. Every unit runs to its end first:
+     * nothing is lost at exit. A plain thread already inside a create is
+     * waited for before the units are counted, so its unit is counted. */
+    atomic_store(&weft_g.closing, 1);
+    finalize_run_all();
 
     /* Stop the other streams, highest rank first. */
     for (;;) {
@@ -303,7 +349,12 @@ int weft_finalize(void)
         if (!victim) break;
         weft_xstream_free(&victim);
     }
-    atomic_store_explicit(&weft_g.initialized, 0, memory_order_release);
+    /* A thread calling weft_init() meanwhile waits here, then starts a
+     * runtime of its own on clean state. */
+    pthread_mutex_lock(&g_init_lock);
     release_everything();
+    atomic_store(&weft_g.closing, 0);
+    atomic_store_explicit(&weft_g.initialized, 0, memory_order_release);
+    pthread_mutex_unlock(&g_init_lock);
     return WEFT_OK;
 }

@@ -69,7 +69,10 @@ static int sched_new(int npools, struct weft_pool_s *const *pools, struct weft_s
     memset(s, 0, sizeof *s);
     s->npools = npools;
     s->automatic = 1;
-    for (int i = 0; i < npools; i++) s->pools[i] = pools[i];
+    for (int i = 0; i < npools; i++) {
+        s->pools[i] = pools[i];
+        atomic_fetch_add(&pools[i]->n_listed, 1);
+    }
     atomic_store(&s->magic, MAGIC_SCHED);
     *out = s;
     return WEFT_OK;
@@ -78,13 +81,11 @@ static int sched_new(int npools, struct weft_pool_s *const *pools, struct weft_s
 void sched_destroy(struct weft_sched_s *s)
 {
     atomic_store(&s->magic, MAGIC_DEAD);
+    for (int i = 0; i < s->npools; i++) atomic_fetch_sub(&s->pools[i]->n_listed, 1);
     if (s->runtime_owned) {
         for (int i = 0; i < s->npools; i++) {
             struct weft_pool_s *p = s->pools[i];
-            if (p->runtime_owned) {
-                atomic_store(&p->magic, MAGIC_DEAD);
-                obj_retire(OBJ_POOL, p);
-            }
+            if (p->runtime_owned) pool_retire(p);
         }
     }
     obj_retire(OBJ_SCHED, s);
@@ -99,7 +100,7 @@ int sched_make_default(const weft_config *cfg, struct weft_sched_s **out)
     p->runtime_owned = 1;
     rc = sched_new(1, &p, out);
     if (rc) {
-        obj_retire(OBJ_POOL, p);
+        pool_retire(p);
         return rc;
     }
     (*out)->runtime_owned = 1;
@@ -203,6 +204,9 @@ int weft_sched_free(weft_sched *sched)
     int rc = sched_check(s);
     if (rc) return rc;
     if (s->runtime_owned || atomic_load(&s->xs) || atomic_load(&s->in_run)) return WEFT_ERR_BUSY;
+    /* One free wins; its ops.free still sees a live handle. */
+    int none = 0;
+    if (!atomic_compare_exchange_strong(&s->freeing, &none, 1)) return WEFT_ERR_HANDLE;
     if (s->policy == SCHED_USER && s->ops.free) s->ops.free(s);
     sched_destroy(s);
     *sched = NULL;

@@ -228,12 +228,20 @@ static __attribute__((noinline, cold)) bool ult_prepare_cold(struct weft_xstream
  * context of the stream, or NULL after handing it elsewhere: to its home
  * stream, back to its pool (no stack to be had now), or, for a tasklet, to
  * the scheduler (tasklets run on the scheduler's stack). */
+/* `u`, picked on `xs`, is bound to another stream: send it there. False
+ * when that stream has ended (its inbox is closed): then nothing holds the
+ * unit there any more, it is unbound and runs where it was picked. */
+static __attribute__((noinline)) bool unit_send_home(struct weft_unit_s *u)
+{
+    if (inbox_push(u->home, u)) return true;
+    u->home = NULL;
+    u->bound = 0;
+    return false;
+}
+
 static inline struct weft_unit_s *unit_claim(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
-    if (MIGRATION && unlikely(u->bound) && u->home != xs) {
-        inbox_push(u->home, u);
-        return NULL;
-    }
+    if (MIGRATION && unlikely(u->bound) && u->home != xs && unit_send_home(u)) return NULL;
     if (u->kind == KIND_TASKLET) {
         xs->stash = u;
         return NULL;
@@ -319,10 +327,7 @@ static __attribute__((no_sanitize_thread)) void ult_entry(void *arg)
 void unit_dispatch(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     if (u->kind == KIND_TASKLET) {
-        if (MIGRATION && unlikely(u->bound) && u->home != xs) {
-            inbox_push(u->home, u);
-            return;
-        }
+        if (MIGRATION && unlikely(u->bound) && u->home != xs && unit_send_home(u)) return;
         u->started = 1;
         atomic_store_explicit(&u->state, WEFT_STATE_RUNNING, memory_order_relaxed);
         xs->cur = u;
@@ -356,13 +361,38 @@ static __attribute__((noinline)) struct weft_unit_s *unit_alloc_for(struct weft_
     return xs && pool_runs_here(xs, p) ? mem_unit_alloc(xs) : mem_unit_alloc_export(xs);
 }
 
+static int unit_create_in(struct weft_xstream_s *xs, struct weft_pool_s *p, void (*fn)(void *), void *arg,
+                          const weft_thread_attr *attr, bool ult, weft_thread *out, struct weft_unit_s **held);
+
+/* A plain thread's create: admitted only while the runtime runs and is not
+ * being finalized (runtime.c, ext_enter). */
+static __attribute__((noinline)) int unit_create_ext(struct weft_pool_s *p, void (*fn)(void *), void *arg,
+                                                     const weft_thread_attr *attr, bool ult, weft_thread *out,
+                                                     struct weft_unit_s **held)
+{
+    if (out) *out = NULL;
+    int rc = ext_enter();
+    if (rc) return rc;
+    rc = unit_create_in(NULL, p, fn, arg, attr, ult, out, held);
+    ext_leave();
+    return rc;
+}
+
 /* Make a unit of `p`. With `held`, the caller gets it instead of the pool.
  * Inlined: each entry point keeps its constant arguments folded. */
-static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
-                       const weft_thread_attr *attr, bool ult, weft_thread *out, struct weft_unit_s **held)
+static inline int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
+                              const weft_thread_attr *attr, bool ult, weft_thread *out, struct weft_unit_s **held)
 {
     struct weft_xstream_s *xs = weft_tls_xs; /* a stream implies a live runtime */
-    if (!xs && !atomic_load_explicit(&weft_g.initialized, memory_order_acquire)) return WEFT_ERR_UNINIT;
+    if (unlikely(!xs)) return unit_create_ext(p, fn, arg, attr, ult, out, held);
+    return unit_create_in(xs, p, fn, arg, attr, ult, out, held);
+}
+
+static inline __attribute__((always_inline)) int unit_create_in(struct weft_xstream_s *xs, struct weft_pool_s *p,
+                                                                void (*fn)(void *), void *arg,
+                                                                const weft_thread_attr *attr, bool ult,
+                                                                weft_thread *out, struct weft_unit_s **held)
+{
     if (out) *out = NULL;
     if (!fn) return WEFT_ERR_INVALID;
     int rc = pool_check(p);
@@ -405,7 +435,7 @@ static int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
     u->has_keys = 0;
     atomic_store_explicit(&u->state, WEFT_STATE_READY, memory_order_relaxed);
     atomic_store_explicit(&u->jw, 0, memory_order_relaxed);
-    atomic_store_explicit(&u->join_claimed, 0, memory_order_relaxed);
+    atomic_store_explicit(&u->join_claimed, JOIN_NONE, memory_order_relaxed);
     u->id = unit_next_id(xs);
     atomic_store_explicit(&u->magic, MAGIC_UNIT, memory_order_relaxed);
     if (xs) counter_bump(&xs->n_created);
@@ -593,7 +623,7 @@ int weft_thread_create_first(void (*fn)(void *), void *arg, const weft_thread_at
 
 /* ---------- join and free ---------- */
 
-static void join_from_thread(struct weft_unit_s *t)
+static void join_from_thread_wait(struct weft_unit_s *t)
 {
     uintptr_t cur = 0;
     if (atomic_compare_exchange_strong(&t->jw, &cur, JW_EXTERNAL) || cur == JW_EXTERNAL) {
@@ -602,6 +632,13 @@ static void join_from_thread(struct weft_unit_s *t)
     } else {
         while (!unit_done(t)) sched_yield(); /* a ULT waits on it too (a racing second join) */
     }
+}
+
+static void join_from_thread(struct weft_unit_s *t)
+{
+    ext_track(); /* finalize must not release t while we still read it */
+    join_from_thread_wait(t);
+    ext_leave();
 }
 
 /* A join runs its joinee next. At the head of its pool, the policy does
@@ -632,25 +669,33 @@ static void ult_wait_for(struct weft_xstream_s *xs, struct weft_unit_s *self, st
     while (unlikely(!unit_done(t))) weft_yield();
 }
 
-/* Join a valid unit that is not the caller. join_claimed (0 unjoined, 1
- * joining, 2 joined) belongs to the handle's holder: plain loads and stores
- * suffice to refuse a second join; two threads racing to join the same
- * unit both just wait for it. */
+/* Join a valid unit. join_claimed (JOIN_NONE, JOIN_BUSY while a join
+ * waits, JOIN_DONE) is claimed by one compare-and-swap: of two threads
+ * joining or freeing the same handle at once, exactly one joins; the other
+ * gets WEFT_ERR_JOINED. The main ULT and scheduler contexts are never
+ * joined: the main ULT gets WEFT_ERR_JOIN_SELF for itself, others
+ * WEFT_ERR_STATE. */
 static int unit_join(struct weft_unit_s *t)
 {
-    if (unlikely(t->kind >= KIND_MAIN || t->detached)) return WEFT_ERR_STATE;
     struct weft_xstream_s *xs = weft_tls_xs;
     struct weft_unit_s *self = xs ? xs->cur : NULL;
     if (unlikely(t == self)) return WEFT_ERR_JOIN_SELF;
-    if (atomic_load_explicit(&t->join_claimed, memory_order_acquire)) return WEFT_ERR_JOINED;
-    if (!unit_done(t)) {
-        if (unlikely(self && self->kind == KIND_TASKLET)) return WEFT_ERR_TASKLET_BLOCKS;
-        if (unlikely(self && self == xs->sched_unit)) return WEFT_ERR_SCHED_BLOCKS;
-        atomic_store_explicit(&t->join_claimed, 1, memory_order_relaxed);
-        if (self) ult_wait_for(xs, self, t);
-        else join_from_thread(t);
+    if (unlikely(t->kind >= KIND_MAIN || t->detached)) return WEFT_ERR_STATE;
+    uint8_t none = JOIN_NONE;
+    if (unit_done(t)) {
+        if (!atomic_compare_exchange_strong_explicit(&t->join_claimed, &none, JOIN_DONE, memory_order_acq_rel,
+                                                     memory_order_acquire))
+            return WEFT_ERR_JOINED;
+        return WEFT_OK;
     }
-    atomic_store_explicit(&t->join_claimed, 2, memory_order_release);
+    if (unlikely(self && self->kind == KIND_TASKLET)) return WEFT_ERR_TASKLET_BLOCKS;
+    if (unlikely(self && self == xs->sched_unit)) return WEFT_ERR_SCHED_BLOCKS;
+    if (!atomic_compare_exchange_strong_explicit(&t->join_claimed, &none, JOIN_BUSY, memory_order_acq_rel,
+                                                 memory_order_acquire))
+        return WEFT_ERR_JOINED;
+    if (self) ult_wait_for(xs, self, t);
+    else join_from_thread(t);
+    atomic_store_explicit(&t->join_claimed, JOIN_DONE, memory_order_release);
     return WEFT_OK;
 }
 
@@ -658,6 +703,15 @@ int weft_thread_join(weft_thread t)
 {
     int rc = unit_check(t);
     return rc ? rc : unit_join(t);
+}
+
+/* The one decision of a free: the magic word goes from live to dead once.
+ * Of two threads freeing the same handle, the loser sees it dead. */
+static inline bool unit_kill(struct weft_unit_s *t)
+{
+    uint32_t live = MAGIC_UNIT;
+    return atomic_compare_exchange_strong_explicit(&t->magic, &live, MAGIC_DEAD, memory_order_acq_rel,
+                                                   memory_order_relaxed);
 }
 
 int weft_thread_free(weft_thread *tp)
@@ -668,14 +722,19 @@ int weft_thread_free(weft_thread *tp)
     if (rc) return rc;
     /* The common case: an ended, unjoined unit of ours. */
     if (likely(t->kind < KIND_MAIN && !t->detached && unit_done(t) &&
-               atomic_load_explicit(&t->join_claimed, memory_order_relaxed) == 0)) {
+               atomic_load_explicit(&t->join_claimed, memory_order_relaxed) == JOIN_NONE)) {
+        if (!unit_kill(t)) return WEFT_ERR_HANDLE;
         mem_unit_release(weft_tls_xs, t);
         *tp = NULL;
         return WEFT_OK;
     }
     uint8_t claimed = atomic_load_explicit(&t->join_claimed, memory_order_acquire);
-    if (claimed == 1) return WEFT_ERR_BUSY; /* another thread is joining it */
-    if (claimed == 0 && (rc = unit_join(t)) != WEFT_OK) return rc;
+    if (t->kind >= KIND_MAIN || t->detached || claimed == JOIN_NONE) {
+        if ((rc = unit_join(t)) != WEFT_OK) return rc;
+    } else if (claimed == JOIN_BUSY) {
+        return WEFT_ERR_JOINED; /* another thread is joining it: that one wins */
+    }
+    if (!unit_kill(t)) return WEFT_ERR_HANDLE;
     mem_unit_release(weft_tls_xs, t);
     *tp = NULL;
     return WEFT_OK;
@@ -707,19 +766,23 @@ int weft_thread_free_many(int n, weft_thread *units)
     struct weft_xstream_s *xs = weft_tls_xs;
     struct weft_unit_s *self = xs ? xs->cur : NULL;
     for (int i = 0; i < n; i++)
-        if (atomic_load_explicit(&units[i]->join_claimed, memory_order_acquire) != 2 &&
+        if ((units[i]->kind >= KIND_MAIN ||
+             atomic_load_explicit(&units[i]->join_claimed, memory_order_acquire) != JOIN_DONE) &&
             (rc = unit_join(units[i])) != WEFT_OK)
             return rc;
-    /* All joined by us: release them straight. The joins may have moved a
-     * ULT caller to another stream; other callers never switched. */
+    /* All joined: release them straight. The joins may have moved a ULT
+     * caller to another stream; other callers never switched. */
     if (self && (self->kind == KIND_ULT || self->kind == KIND_MAIN)) xs = self->xs;
     for (int i = 0; i < n; i++) {
-        if ((rc = unit_check(units[i]))) return rc; /* the same unit twice in the array */
+        if (!unit_kill(units[i])) return WEFT_ERR_HANDLE; /* the same unit twice, or freed meanwhile */
         mem_unit_release(xs, units[i]);
         units[i] = NULL;
     }
     return WEFT_OK;
 }
+
+static int unit_revive(struct weft_xstream_s *xs, struct weft_pool_s *pool, void (*fn)(void *), void *arg,
+                       struct weft_unit_s *t);
 
 int weft_thread_revive(weft_pool pool, void (*fn)(void *), void *arg, weft_thread t)
 {
@@ -728,9 +791,18 @@ int weft_thread_revive(weft_pool pool, void (*fn)(void *), void *arg, weft_threa
     if ((rc = pool_check(pool))) return rc;
     if (!fn) return WEFT_ERR_INVALID;
     if (t->kind >= KIND_MAIN || t->detached || !unit_done(t) ||
-        atomic_load_explicit(&t->join_claimed, memory_order_acquire) == 1)
+        atomic_load_explicit(&t->join_claimed, memory_order_acquire) == JOIN_BUSY)
         return WEFT_ERR_STATE;
     struct weft_xstream_s *xs = weft_tls_xs;
+    if (!xs && (rc = ext_enter())) return rc;
+    rc = unit_revive(xs, pool, fn, arg, t);
+    if (!xs) ext_leave();
+    return rc;
+}
+
+static int unit_revive(struct weft_xstream_s *xs, struct weft_pool_s *pool, void (*fn)(void *), void *arg,
+                       struct weft_unit_s *t)
+{
     /* Its stack went back at its end; a ULT gets one again at first run,
      * or now when stacks are eager. */
     t->fn = fn;
@@ -744,7 +816,7 @@ int weft_thread_revive(weft_pool pool, void (*fn)(void *), void *arg, weft_threa
     t->bound = 0;
     t->join_back = 0;
     atomic_store_explicit(&t->state, WEFT_STATE_READY, memory_order_relaxed);
-    atomic_store_explicit(&t->join_claimed, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->join_claimed, JOIN_NONE, memory_order_relaxed);
     atomic_store_explicit(&t->jw, 0, memory_order_release);
     if (xs) counter_bump(&xs->n_created);
     else atomic_fetch_add(&weft_g.ext_created, 1);
@@ -802,7 +874,14 @@ void unit_park(struct weft_unit_s *self, _Atomic uint32_t *lock)
 /* A parked ULT may go on: back into its pool. Any context. */
 void unit_unpark(struct weft_unit_s *u)
 {
-    unit_wake(weft_tls_xs, u);
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (likely(xs != NULL)) {
+        unit_wake(xs, u);
+        return;
+    }
+    ext_track(); /* a plain thread: finalize must not release the pool under us */
+    unit_wake(NULL, u);
+    ext_leave();
 }
 
 /* Could unit_handoff(u) switch to the parked ULT u now? */
@@ -848,7 +927,9 @@ int weft_thread_cancel(weft_thread t)
     if (t->kind != KIND_ULT && t->kind != KIND_TASKLET) return WEFT_ERR_STATE;
     struct weft_xstream_s *xs = weft_tls_xs;
     struct weft_pool_s *p = unit_get_pool(t);
-    if (!p) return WEFT_ERR_STATE;
+    /* Running, blocked or ended: no pool holds it, whoever owns its pool. */
+    if (!p || unit_done(t) || atomic_load_explicit(&t->state, memory_order_acquire) != WEFT_STATE_READY)
+        return WEFT_ERR_STATE;
     if (pool_single_consumer(p) && pool_owner(p) && pool_owner(p) != xs)
         return WEFT_ERR_POOL_ACCESS;
     if (!pool_take(p, t, true)) return WEFT_ERR_STATE;

@@ -245,11 +245,23 @@ int sched_make_owned(struct weft_sched_s **out)
     return rc;
 }
 
+static int xs_create(weft_sched sched, weft_xstream *out);
+
 int weft_xstream_create(weft_sched sched, weft_xstream *out)
 {
     if (!atomic_load_explicit(&weft_g.initialized, memory_order_acquire)) return WEFT_ERR_UNINIT;
     if (!out) return WEFT_ERR_INVALID;
     *out = NULL;
+    if (weft_tls_xs) return xs_create(sched, out);
+    int rc = ext_enter(); /* a plain thread: not while finalize runs */
+    if (rc) return rc;
+    rc = xs_create(sched, out);
+    ext_leave();
+    return rc;
+}
+
+static int xs_create(weft_sched sched, weft_xstream *out)
+{
     int rc;
     if (sched && (rc = sched_check(sched))) return rc;
     if (sched && atomic_load(&sched->in_run)) return WEFT_ERR_BUSY;

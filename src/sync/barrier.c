@@ -69,7 +69,7 @@ int weft_barrier_free(weft_barrier *bp)
     if (rc) return rc;
     spin_lock(&b->lock);
     bool busy = b->arrived != 0;
-    if ((rc = sync_free_end(b, &b->lock, busy, MAGIC_BARRIER_DEAD, OBJ_BARRIER, NULL))) return rc;
+    if ((rc = sync_free_end(b, &b->lock, busy, MAGIC_BARRIER, MAGIC_BARRIER_DEAD, OBJ_BARRIER, NULL))) return rc;
     *bp = NULL;
     return WEFT_OK;
 }
@@ -164,7 +164,8 @@ int weft_xstream_barrier_free(weft_xstream_barrier *bp)
     int rc = sync_check(b, MAGIC_XBARRIER);
     if (rc) return rc;
     if (atomic_load(&b->arrived)) return WEFT_ERR_BUSY;
-    atomic_store(&b->magic, MAGIC_XBARRIER_DEAD);
+    uint32_t live = MAGIC_XBARRIER;
+    if (!atomic_compare_exchange_strong(&b->magic, &live, MAGIC_XBARRIER_DEAD)) return WEFT_ERR_HANDLE;
     obj_retire(OBJ_XBARRIER, b);
     *bp = NULL;
     return WEFT_OK;

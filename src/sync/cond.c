@@ -32,7 +32,7 @@ int weft_cond_free(weft_cond *cp)
     if (rc) return rc;
     spin_lock(&c->lock);
     bool busy = c->queue.head != NULL;
-    if ((rc = sync_free_end(c, &c->lock, busy, MAGIC_COND_DEAD, OBJ_COND, NULL))) return rc;
+    if ((rc = sync_free_end(c, &c->lock, busy, MAGIC_COND, MAGIC_COND_DEAD, OBJ_COND, NULL))) return rc;
     *cp = NULL;
     return WEFT_OK;
 }

@@ -92,7 +92,7 @@ int weft_eventual_free(weft_eventual *ep)
     if (rc) return rc;
     spin_lock(&e->lock);
     bool busy = e->queue.head != NULL;
-    if ((rc = sync_free_end(e, &e->lock, busy, MAGIC_EVENTUAL_DEAD, OBJ_EVENTUAL, e->value))) return rc;
+    if ((rc = sync_free_end(e, &e->lock, busy, MAGIC_EVENTUAL, MAGIC_EVENTUAL_DEAD, OBJ_EVENTUAL, e->value))) return rc;
     *ep = NULL;
     return WEFT_OK;
 }
@@ -186,7 +186,7 @@ int weft_future_free(weft_future *fp)
     if (rc) return rc;
     spin_lock(&f->lock);
     bool busy = f->queue.head != NULL;
-    if ((rc = sync_free_end(f, &f->lock, busy, MAGIC_FUTURE_DEAD, OBJ_FUTURE, f->values))) return rc;
+    if ((rc = sync_free_end(f, &f->lock, busy, MAGIC_FUTURE, MAGIC_FUTURE_DEAD, OBJ_FUTURE, f->values))) return rc;
     *fp = NULL;
     return WEFT_OK;
 }

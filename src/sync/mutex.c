@@ -57,7 +57,7 @@ int weft_mutex_free(weft_mutex *mp)
     if (rc) return rc;
     spin_lock(&m->lock);
     bool busy = atomic_load(&m->owner) || atomic_load(&m->n_waiters);
-    if ((rc = sync_free_end(m, &m->lock, busy, MAGIC_MUTEX_DEAD, OBJ_MUTEX, NULL))) return rc;
+    if ((rc = sync_free_end(m, &m->lock, busy, MAGIC_MUTEX, MAGIC_MUTEX_DEAD, OBJ_MUTEX, NULL))) return rc;
     *mp = NULL;
     return WEFT_OK;
 }

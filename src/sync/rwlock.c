@@ -40,7 +40,7 @@ int weft_rwlock_free(weft_rwlock *lp)
     if (rc) return rc;
     spin_lock(&l->lock);
     bool busy = l->readers || l->writer || l->rq.head || l->wq.head;
-    if ((rc = sync_free_end(l, &l->lock, busy, MAGIC_RWLOCK_DEAD, OBJ_RWLOCK, NULL))) return rc;
+    if ((rc = sync_free_end(l, &l->lock, busy, MAGIC_RWLOCK, MAGIC_RWLOCK_DEAD, OBJ_RWLOCK, NULL))) return rc;
     *lp = NULL;
     return WEFT_OK;
 }

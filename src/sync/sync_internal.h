@@ -19,13 +19,17 @@ static inline int sync_check(const void *obj, uint32_t magic)
 }
 
 /* The end of every free call, the object's `lock` held and `busy` judged
- * under it: a busy object stays; a free one gets its dead magic (stale
- * handles read it), loses `extra` (memory of its own) and is retired. */
-static inline int sync_free_end(void *obj, _Atomic uint32_t *lock, bool busy, uint32_t dead, int kind, void *extra)
+ * under it: a busy object stays; a free one goes from `live` to `dead`
+ * magic in one compare-and-swap (of two threads freeing it at once, the
+ * second gets WEFT_ERR_HANDLE), loses `extra` (memory of its own) and is
+ * retired (its memory kept: stale handles read the dead magic). */
+static inline int sync_free_end(void *obj, _Atomic uint32_t *lock, bool busy, uint32_t live, uint32_t dead,
+                                int kind, void *extra)
 {
-    if (!busy) atomic_store((_Atomic uint32_t *)obj, dead);
+    bool mine = !busy && atomic_compare_exchange_strong((_Atomic uint32_t *)obj, &live, dead);
     spin_unlock(lock);
     if (busy) return WEFT_ERR_BUSY;
+    if (!mine) return WEFT_ERR_HANDLE;
     free(extra);
     obj_retire(kind, obj);
     return WEFT_OK;

@@ -74,14 +74,21 @@ static inline struct waiter *waitq_pop(struct waitq *q)
     return w;
 }
 
-/* Who is calling: the running unit for a ULT or tasklet, else the OS
- * thread (a thread-local's address, tagged so it never equals a unit). */
-extern __thread char sync_thread_token WEFT_HIDDEN; /* one per thread, for the whole library */
+/* Who is calling, as the owner word of a lock records it: a number never
+ * given to anyone else, so that a lock left held by a unit that ended (or
+ * a thread that exited) cannot be released by whatever later reuses its
+ * descriptor or its thread-local storage. A ULT or tasklet is its unit id
+ * (unique for the life of the process), doubled and made even and
+ * nonzero; a plain OS thread (or a scheduler's own context) gets an odd
+ * number of its own on first use. */
+WEFT_HIDDEN uintptr_t sync_thread_token_slow(void);
+extern __thread uintptr_t sync_thread_token WEFT_HIDDEN; /* 0 until first used */
 static inline uintptr_t sync_self_token(void)
 {
     struct weft_xstream_s *xs = weft_tls_xs;
-    if (xs && xs->cur != xs->sched_unit) return (uintptr_t)xs->cur;
-    return (uintptr_t)&sync_thread_token | 1;
+    if (xs && xs->cur != xs->sched_unit) return (uintptr_t)(xs->cur->id << 1) + 2;
+    uintptr_t t = sync_thread_token;
+    return likely(t) ? t : sync_thread_token_slow();
 }
 
 /* May the caller block, and how? 0: park as a ULT (*self set), 1: wait as

@@ -1,0 +1,141 @@
+/* The runtime's start and end under pressure from other threads:
+ * - weft_init() on another thread while weft_finalize() runs: the two
+ *   serialise (no use of released state), the other thread's init
+ *   succeeds only once the first runtime is gone;
+ * - plain threads creating units while weft_finalize() runs: every unit
+ *   accepted with WEFT_OK runs before finalize returns; the rest are
+ *   refused (WEFT_ERR_STATE while it runs, WEFT_ERR_UNINIT after);
+ * - units that no scheduler would ever run (in the pool of a freed stream,
+ *   in pools never attached): finalize runs them instead of hanging.
+ * Racy parts are repeated. A hang shows up as SIGALRM. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static _Atomic long g_ran;
+static void count(void *arg) { (void)arg; atomic_fetch_add(&g_ran, 1); }
+
+/* ---- init racing finalize ---- */
+
+static _Atomic int g_second_up;
+
+static void *second_runtime(void *arg)
+{
+    (void)arg;
+    weft_config cfg;
+    CHECK_OK(weft_config_init(&cfg));
+    cfg.num_xstreams = 2;
+    int rc;
+    while ((rc = weft_init(&cfg)) == WEFT_ERR_INIT) { }
+    CHECK_OK(rc);
+    atomic_store(&g_second_up, 1);
+    weft_thread t;
+    weft_xstream xs;
+    CHECK_OK(weft_xstream_get(1, &xs));
+    CHECK_OK(weft_thread_create_to(xs, count, NULL, NULL, &t));
+    CHECK_OK(weft_thread_free(&t));
+    CHECK_OK(weft_finalize());
+    return NULL;
+}
+
+static void init_vs_finalize(void)
+{
+    for (int r = 0; r < 40; r++) {
+        start_weft(2);
+        weft_xstream xs;
+        CHECK_OK(weft_xstream_get(1, &xs));
+        for (int i = 0; i < 100; i++) CHECK_OK(weft_tasklet_create_to(xs, count, NULL, NULL));
+        atomic_store(&g_second_up, 0);
+        pthread_t th;
+        pthread_create(&th, NULL, second_runtime, NULL);
+        CHECK_OK(weft_finalize());
+        pthread_join(th, NULL);
+        CHECK(atomic_load(&g_second_up) == 1);
+    }
+}
+
+/* ---- plain threads creating while finalize runs ---- */
+
+static _Atomic long g_accepted;
+static _Atomic int g_creator_ready;
+
+static void *creator(void *arg)
+{
+    weft_pool pool = arg;
+    atomic_store(&g_creator_ready, 1);
+    for (;;) {
+        int rc = weft_tasklet_create(pool, count, NULL, NULL);
+        if (rc == WEFT_OK) atomic_fetch_add(&g_accepted, 1);
+        else if (rc == WEFT_ERR_STATE || rc == WEFT_ERR_UNINIT) break;
+        else CHECK_OK(rc);
+    }
+    return NULL;
+}
+
+static void create_during_finalize(void)
+{
+    for (int r = 0; r < 30; r++) {
+        start_weft(2);
+        weft_xstream xs;
+        weft_pool pool;
+        int n;
+        CHECK_OK(weft_xstream_get(1, &xs));
+        CHECK_OK(weft_xstream_get_pools(xs, 1, &pool, &n));
+        atomic_store(&g_ran, 0);
+        atomic_store(&g_accepted, 0);
+        atomic_store(&g_creator_ready, 0);
+        pthread_t th[2];
+        for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, creator, pool);
+        while (!atomic_load(&g_creator_ready)) { }
+        usleep(200);
+        CHECK_OK(weft_finalize());
+        long ran = atomic_load(&g_ran), accepted = atomic_load(&g_accepted);
+        for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+        CHECK(atomic_load(&g_accepted) == accepted); /* nothing accepted after finalize */
+        if (ran != accepted) {
+            fprintf(stderr, "round %d: %ld units accepted, %ld ran\n", r, accepted, ran);
+            exit(1);
+        }
+    }
+}
+
+/* ---- units no scheduler serves ---- */
+
+static void orphans(void)
+{
+    start_weft(2);
+    atomic_store(&g_ran, 0);
+    /* The pool of a stream that was freed. */
+    weft_xstream xs;
+    weft_pool dead_pool;
+    int n;
+    CHECK_OK(weft_xstream_create(NULL, &xs));
+    CHECK_OK(weft_xstream_get_pools(xs, 1, &dead_pool, &n));
+    CHECK_OK(weft_xstream_free(&xs));
+    CHECK_OK(weft_thread_create(dead_pool, count, NULL, NULL, NULL));
+    CHECK_OK(weft_tasklet_create(dead_pool, count, NULL, NULL));
+    /* Pools no scheduler ever lists, of each access. */
+    weft_pool lonely[4];
+    weft_pool_access acc[4] = {WEFT_POOL_ACCESS_PRIVATE, WEFT_POOL_ACCESS_MPMC, WEFT_POOL_ACCESS_MPSC,
+                               WEFT_POOL_ACCESS_SPMC};
+    for (int i = 0; i < 4; i++) {
+        CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, acc[i], &lonely[i]));
+        CHECK_OK(weft_thread_create(lonely[i], count, NULL, NULL, NULL));
+        CHECK_OK(weft_tasklet_create(lonely[i], count, NULL, NULL));
+    }
+    CHECK_OK(weft_finalize());
+    CHECK(atomic_load(&g_ran) == 10);
+    for (int i = 0; i < 4; i++) CHECK_OK(weft_pool_free(&lonely[i]));
+}
+
+int main(void)
+{
+    alarm(240);
+    orphans();
+    create_during_finalize();
+    init_vs_finalize();
+    printf("lifecycle: ok\n");
+    return 0;
+}
