@@ -76,6 +76,35 @@ static void in_tasklet(void *arg)
     CHECK_OK(weft_rwlock_unlock(g_l));
 }
 
+static void write_once(void *arg)
+{
+    CHECK_OK(weft_rwlock_wrlock(arg));
+    CHECK_OK(weft_rwlock_unlock(arg));
+}
+
+/* weft.h: a read lock is not taken again while a writer waits (it would
+ * wait behind that writer, which waits for the reader). The try form says
+ * so with WEFT_ERR_BUSY; once the first read hold goes, the writer runs. */
+static void reader_again_while_writer_waits(void)
+{
+    weft_rwlock l;
+    CHECK_OK(weft_rwlock_create(&l));
+    CHECK_OK(weft_rwlock_rdlock(l));
+    weft_xstream xs1;
+    CHECK_OK(weft_xstream_get(1, &xs1));
+    weft_thread w;
+    CHECK_OK(weft_thread_create_to(xs1, write_once, l, NULL, &w));
+    weft_thread_state st = WEFT_STATE_READY;
+    while (st != WEFT_STATE_BLOCKED) {
+        CHECK_OK(weft_thread_get_state(w, &st));
+        weft_yield();
+    }
+    CHECK_RC(weft_rwlock_tryrdlock(l), WEFT_ERR_BUSY);
+    CHECK_OK(weft_rwlock_unlock(l));
+    CHECK_OK(weft_thread_free(&w));
+    CHECK_OK(weft_rwlock_free(&l));
+}
+
 int main(void)
 {
     const char *env = getenv("WEFT_STRESS_N");
@@ -132,6 +161,7 @@ int main(void)
     CHECK(weft_rwlock_rdlock(stale) == WEFT_ERR_HANDLE);
     CHECK(weft_rwlock_create(NULL) == WEFT_ERR_INVALID);
 
+    reader_again_while_writer_waits();
     CHECK_OK(weft_finalize());
     printf("rwlock: ok\n");
     return 0;
