@@ -1,4 +1,4 @@
-/* The join-latency breakdown (seed 004 section 3, Figs. 3-5): create+join
+/* The join-latency breakdown ([Argobots §3], Figs. 3-5): create+join
  * time per ULT on one stream with the critical-path optimisations switched
  * on one after the other. This program is built four times, against
  * measurement builds of the library without some of the optimisations

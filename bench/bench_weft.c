@@ -1,4 +1,4 @@
-/* weft microbenchmarks (seed 004 section 4): create+join of 256 units
+/* weft microbenchmarks ([Argobots §4]): create+join of 256 units
  * repeated, per stream; yield and yield-to between two ULTs per stream.
  * Every stream runs the same driver on its own pool at the same time; a
  * point is the mean over streams of the time per unit (or per switch),
@@ -118,7 +118,7 @@ static double run_once(int streams, void (*drv)(void *), int tasklet, long expec
     return sum / streams;
 }
 
-/* Pool set-ups of the create/join experiment (seed 004 Figs. 6-7). */
+/* Pool set-ups of the create/join experiment ([Argobots] Figs. 6-7). */
 enum setup { PRIVATE, SHARED, STEALING };
 static const char *const SETUP_NAME[] = {"private", "shared", "stealing"};
 

@@ -1,4 +1,4 @@
-/* The seed papers' OpenMP-pattern microbenchmarks (seed 000, section 4),
+/* The OpenMP-pattern microbenchmarks of [Threading-HPC] §4,
  * one driver for every runtime: the runtime's program (patterns_*.c, .cpp)
  * implements the hooks declared below, each in its own idiom, and this
  * header times them, checks them and prints the JSON point.

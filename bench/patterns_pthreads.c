@@ -1,7 +1,7 @@
-/* The patterns (bench/patterns.h) with plain OS threads, as seed 000 ran
+/* The patterns (bench/patterns.h) with plain OS threads, as [Threading-HPC] ran
  * them: a thread per unit and per task (pthread_create, pthread_join).
  * bench/run.py limits the process to `threads` CPUs when the machine has
- * that many (seed 000 used taskset); a thread that lives for one unit is
+ * that many ([Threading-HPC] used taskset); a thread that lives for one unit is
  * not bound further. */
 #define _GNU_SOURCE
 #define PAT_OS_THREADS

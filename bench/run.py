@@ -48,8 +48,8 @@ PROGRAMS = [
     ("sync_go", ["go (sync)"]),
 ]
 
-# The patterns of seed 000 (bench/patterns.h) and the per-stream
-# create/join and yield of seed 004, for every runtime that expresses them:
+# The patterns of [Threading-HPC] (bench/patterns.h) and the per-stream
+# create/join and yield of [Argobots], for every runtime that expresses them:
 # (label, program, arguments, experiments another program measures).
 PATTERN_RUNTIMES = [
     ("weft-ult (private)", "patterns_weft", ["--unit=ult", "--pool=private"], {"create_join_per_stream", "yield"}),
@@ -238,7 +238,7 @@ def run_programs(quick, streams):
     return results, absent
 
 
-# OpenMP set as its users set it for each pattern (seed 000 did the same).
+# OpenMP set as its users set it for each pattern ([Threading-HPC] did the same).
 OMP_TASK_EXPS = {"tasks_single", "tasks_parallel", "create_join_per_stream"}
 
 
@@ -258,7 +258,7 @@ def pattern_env(label, exp, threads, cores):
 
 def point_cpus(threads):
     """Every runtime's process gets the same CPUs: the first `threads` when
-    there are that many, else all of them (as seed 000's taskset). Inside,
+    there are that many, else all of them (as [Threading-HPC]'s taskset). Inside,
     a runtime binds its workers one per CPU when they fit (bench/bench_bind.h).
     """
     allowed = sorted(os.sched_getaffinity(0))
@@ -497,7 +497,7 @@ def breakdown_section(res):
         return []
     out = ["## Join latency, one optimisation at a time\n",
            "ULT create+join per unit on one stream, each optimisation of the critical path added to the "
-           "ones above it (seed 004, Figs. 3-5). Steps 0-3 run measurement builds of weft compiled without "
+           "ones above it ([Argobots], Figs. 3-5). Steps 0-3 run measurement builds of weft compiled without "
            "the later optimisations (`WEFT_MEASURE_*`, bench/CMakeLists.txt); the shipped library is steps 4-6.\n",
            "| step | median | [min .. max] | gain on the step above |", "|---|---|---|---|"]
     prev = None
@@ -742,20 +742,20 @@ def report(doc, absent, pngs, outdir, quick):
     for exp, name in pngs:
         out.append(f"### {exp}\n\n![{exp}]({name})\n")
     out.append("## Experiments\n")
-    out.append("The patterns of seed 000 (section 4) and the create/join and yield of seed 004 (section 4), each "
+    out.append("The patterns of [Threading-HPC §4] and the create/join and yield of [Argobots §4], each "
                "written in every runtime's own idiom (bench/patterns.h and the `patterns_*` programs, "
                "bench/bench_glt.c for GLT, bench/bench_weft.c for weft's per-stream points). The work is a scal: "
                "each element of a vector of 1,000 doubles (or of an n x n matrix) is multiplied by a factor, and "
                "every repetition's result is checked. Times are per whole pattern unless said otherwise.\n")
     out.append("- **create**, **join**: the main thread creates one unit per thread (unit *i* on thread *i*), then "
-               "joins them; the two halves of the same repetitions (seed 000, Figs. 8-9). OpenMP: the fork of a "
+               "joins them; the two halves of the same repetitions ([Threading-HPC], Figs. 8-9). OpenMP: the fork of a "
                "parallel region until the master starts its own part, and from the master's end to its return "
                "after the closing barrier.")
     out.append("- **for_loop**: the vector scaled, one chunk of iterations per thread (Fig. 10). OpenMP `parallel for "
                "schedule(static)`; TBB `parallel_for` with a static partitioner; the others a unit per chunk.")
     out.append("- **tasks_single**: one thread creates a task per element, 1,000 tasks, then waits for them "
                "(Fig. 11). OpenMP `single` + `task`; TBB `task_group`; weft private pools: round robin over the "
-               "streams; pthreads: a thread per task, the process limited to `threads` CPUs (seed 000 used taskset).")
+               "streams; pthreads: a thread per task, the process limited to `threads` CPUs ([Threading-HPC] used taskset).")
     out.append("- **tasks_parallel**: every thread creates the tasks of its chunk of the vector (Fig. 12); for "
                "weft and GLT the region's units are ULTs (they wait), the tasks tasklets or ULTs as labelled.")
     out.append("- **nested_for_1000**, **nested_for_100**: two nested parallel loops over an n x n matrix, the "
@@ -763,7 +763,7 @@ def report(doc, absent, pngs, outdir, quick):
                "again (Fig. 13): n x threads inner units per repetition.")
     out.append("- **create_join_per_stream**: on every thread at once, a creator makes 256 units and joins them, "
                "1,000 times (100 with `--quick`; OS threads: 20 and 2); time per unit, mean over the threads "
-               "(seed 004, Figs. 6-7). weft's own rows: `private` pools take no atomics; `shared` ones are MPMC "
+               "([Argobots], Figs. 6-7). weft's own rows: `private` pools take no atomics; `shared` ones are MPMC "
                "(locked); `stealing`: each stream's pool is a work-stealing deque and its scheduler steals from "
                "the others when its own is empty. OpenMP: each team thread makes tasks and `taskwait`s; TBB: a "
                "`task_group` per thread; Go: goroutines and a WaitGroup.")
@@ -812,7 +812,7 @@ def report(doc, absent, pngs, outdir, quick):
                "element scaled exactly once).")
     out.append("- Threads 1, 2, 4 and 8 (create_join_per_stream: 1 to the cores). **Pinning, the same for every "
                "runtime**: each point's process may use the first `threads` CPUs when the machine has that many "
-               "(as seed 000's taskset), else all of them; inside, every runtime whose workers live across the "
+               "(as [Threading-HPC]'s taskset), else all of them; inside, every runtime whose workers live across the "
                "pattern binds worker *i* to the *i*-th of those CPUs when there is one CPU per worker. With more "
                "threads than cores nobody binds and the kernel shares the cores.")
     out.append("- All programs built by CMake in Release mode (-O3): gcc for weft, pthreads and gomp, g++ for TBB and "
@@ -832,7 +832,7 @@ def report(doc, absent, pngs, outdir, quick):
                "has `threads` CPUs | |")
     out.append("| gomp, llvm-omp | the team (`num_threads`) | `OMP_PROC_BIND=close OMP_PLACES=cores` (nested loops "
                "too: each inner team spreads from its parent's core) | `OMP_WAIT_POLICY=passive` for the task "
-               "patterns (as seed 000); `OMP_MAX_ACTIVE_LEVELS=2` for nested loops |")
+               "patterns (as [Threading-HPC]); `OMP_MAX_ACTIVE_LEVELS=2` for nested loops |")
     out.append("| tbb | a `task_arena` of `threads` slots, `global_control` limit | a `task_scheduler_observer` binds "
                "each thread entering the arena to its slot's CPU | static partitioner where iterations are divided "
                "among threads |")

@@ -1,4 +1,4 @@
-/* The seed papers' GLT patterns, each with its result checked: a for loop
+/* The GLT patterns of [Threading-HPC] and [LWT-PM], each with its result checked: a for loop
  * over 1,000 elements (a chunk per thread), 1,000 tasks from one ULT, tasks
  * from every thread, and a nested parallel for (100 outer iterations, each
  * a parallel loop of 100). The n-queens search is in glt_queens.c.

@@ -1,5 +1,5 @@
 /* GLT over weft (and, built with -DGLT_BACKEND_PTHREADS, over OS threads):
- * every GLT call, with checked results. The seed papers' patterns are
+ * every GLT call, with checked results. The patterns of [Threading-HPC] are
  * examples/glt_patterns.c and examples/glt_queens.c, run as tests on both
  * backends. */
 #define _GNU_SOURCE /* glt_pthreads.h pins threads: affinity calls */

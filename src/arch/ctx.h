@@ -1,7 +1,7 @@
 /* Machine contexts: the one primitive the rest of weft needs from the CPU.
  * A context is the callee-saved state of a suspended flow of control.
  * Switching saves the current flow into `from` and resumes `to`; jumping
- * resumes `to` without saving anything (the caller is finished, seed 004
+ * resumes `to` without saving anything (the caller is finished, [Argobots]
  * section 3.4: a terminating ULT's context is never used again). */
 #ifndef WEFT_ARCH_CTX_H
 #define WEFT_ARCH_CTX_H

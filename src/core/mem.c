@@ -6,7 +6,7 @@
  * ends, before anyone joins it: only ULTs that have started and not finished
  * hold stacks. Each stream caches up to CACHE_MAX descriptors and as many
  * default-size stacks, so create and free on one stream take no lock and no
- * system call (seed 004 section 3.3: per-stream memory pools); the surplus
+ * system call ([Argobots §3.3]: per-stream memory pools); the surplus
  * goes to global lists under a lock, and global stacks above
  * GLOBAL_STACKS_MAX go back to the OS. A descriptor freed on a stream other
  * than the one whose slab it is from goes back to that stream, batched.

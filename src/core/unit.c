@@ -18,7 +18,7 @@
 #include "mem_cache.h"
 #include "pool_ops.h"
 
-/* Scheduler bypass (seed 004 section 3.3): a leaving ULT switches straight
+/* Scheduler bypass ([Argobots §3.3]): a leaving ULT switches straight
  * to the next unit, a joiner straight to its joinee and the joinee back.
  * Off only in a measurement build (docs/design.md). */
 #ifdef WEFT_MEASURE_NO_BYPASS
@@ -279,7 +279,7 @@ static inline struct weft_unit_s *unit_next_to_run(struct weft_xstream_s *xs)
     return next ? next : xs->sched_unit;
 }
 
-/* End the running ULT `u`: its context is never saved (seed 004 section
+/* End the running ULT `u`: its context is never saved ([Argobots] section
  * 3.4); whoever runs next publishes the end once off u's stack. A unit its
  * joiner ran out of turn (join_take) switches straight back to the joiner
  * when it may run here: the joiner is blocked until this very end, so the
@@ -646,7 +646,7 @@ static void join_from_thread(struct weft_unit_s *t)
  * the other keep running through the pool: joins in pool order cost n+1
  * switches for n units. A ULT not yet started further back, within
  * JOIN_TAKE_REACH of a pool this stream serves, leaves its pool to run
- * now and switches straight back to its joiner at its end (seed 004
+ * now and switches straight back to its joiner at its end ([Argobots]
  * section 3.3). A user pool keeps its own order; a deque cannot give up a
  * unit; a tasklet runs on the scheduler's stack, so only the policy's
  * order applies to it. */

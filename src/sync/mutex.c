@@ -9,7 +9,7 @@
  * (`owner` goes straight to it, never free in between) or frees it and
  * wakes that waiter to compete for it again:
  * - hand-off when the waiter is a ULT that may run on the unlocker's
- *   stream: the unlocker switches to it at once (seed 004 section 5.2), a
+ *   stream: the unlocker switches to it at once ([Argobots §5.2]), a
  *   switch of a few nanoseconds;
  * - hand-off when the first waiter has waited longer than STARVE_NS and
  *   lost a competition (the mutex is `starving` until it is served): no
