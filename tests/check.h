@@ -50,6 +50,20 @@ static inline weft_pool self_pool(void)
     return pool;
 }
 
+/* Poll until `t` is in `state`, letting the caller's stream (or, from a
+ * plain thread, its core) run others meanwhile. */
+#include <sched.h>
+static inline void wait_for_state(weft_thread t, weft_thread_state state)
+{
+    weft_thread_state st;
+    for (;;) {
+        CHECK_OK(weft_thread_get_state(t, &st));
+        if (st == state) return;
+        if (weft_yield() != WEFT_OK) sched_yield();
+        sched_yield();
+    }
+}
+
 /* Run `child` in a forked process with its stderr captured into buf (NUL
  * terminated, echoed to ours); returns its wait status. */
 #include <sys/wait.h>

@@ -94,11 +94,7 @@ int main(void)
     weft_eventual ev;
     CHECK_OK(weft_eventual_create(0, &ev));
     CHECK_OK(weft_thread_create(priv, wait_eventual, ev, NULL, &t));
-    weft_thread_state st = WEFT_STATE_READY;
-    while (st != WEFT_STATE_BLOCKED) {
-        CHECK_OK(weft_thread_get_state(t, &st));
-        weft_yield();
-    }
+    wait_for_state(t, WEFT_STATE_BLOCKED);
     CHECK_RC(weft_thread_cancel(t), WEFT_ERR_STATE);
     CHECK_OK(weft_eventual_set(ev, NULL, 0));
     CHECK_OK(weft_thread_free(&t));

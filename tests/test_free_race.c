@@ -51,13 +51,7 @@ static void rounds(int mode, int finished_first)
     int both = 0;
     for (int r = 1; r <= ROUNDS; r++) {
         CHECK_OK(weft_thread_create_to(xs1, finished_first ? nothing : linger, NULL, NULL, &g_target));
-        if (finished_first) {
-            weft_thread_state st = WEFT_STATE_READY;
-            while (st != WEFT_STATE_TERMINATED) {
-                CHECK_OK(weft_thread_get_state(g_target, &st));
-                sched_yield();
-            }
-        }
+        if (finished_first) wait_for_state(g_target, WEFT_STATE_TERMINATED);
         atomic_store(&g_done, 0);
         atomic_store(&g_round, r);
         while (atomic_load(&g_done) != 2) sched_yield();

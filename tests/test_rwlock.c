@@ -94,11 +94,7 @@ static void reader_again_while_writer_waits(void)
     CHECK_OK(weft_xstream_get(1, &xs1));
     weft_thread w;
     CHECK_OK(weft_thread_create_to(xs1, write_once, l, NULL, &w));
-    weft_thread_state st = WEFT_STATE_READY;
-    while (st != WEFT_STATE_BLOCKED) {
-        CHECK_OK(weft_thread_get_state(w, &st));
-        weft_yield();
-    }
+    wait_for_state(w, WEFT_STATE_BLOCKED);
     CHECK_RC(weft_rwlock_tryrdlock(l), WEFT_ERR_BUSY);
     CHECK_OK(weft_rwlock_unlock(l));
     CHECK_OK(weft_thread_free(&w));
