@@ -138,12 +138,30 @@ typedef struct weft_config {
      * ends. Chunks go back to the OS at weft_finalize(). */
     int huge_pages;
     /* 0 (default): a ULT gets its stack when it first runs (lazy), so
-     * created but not yet started ULTs cost a descriptor only. 1: at
-     * creation, so creation reports WEFT_ERR_NOMEM instead of the ULT
-     * waiting for a stack. */
+     * created but not yet started ULTs cost a descriptor only. A ULT that
+     * can get no stack then (memory, address space or the kernel's map
+     * count spent) sleeps, counted as blocked, until a stack is given
+     * back; if none can ever come (no ULT holds a stack, no other unit is
+     * live, the main ULT is blocked or in weft_finalize) for a second, the
+     * process aborts with a message naming the ULT, the size and the
+     * cause. 1: at creation, so creation reports WEFT_ERR_NOMEM instead. */
     int eager_stacks;
     weft_wait_policy wait_policy; /* idle streams (default hybrid) */
     long spin_us;                 /* hybrid: spin this long before sleeping (default 200) */
+    /* Bytes of inaccessible address space below each ULT stack (rounded up
+     * to whole pages; default 256 KiB, 0 for none). A ULT that runs into
+     * it is reported by id and the process ends. Address space only, no
+     * memory. A single frame larger than the guard can jump over it into
+     * whatever lies below, unless the code was built with
+     * -fstack-clash-protection (which probes every page of a large frame,
+     * so any guard catches it). Stacks carved from shared chunks (huge
+     * pages, or when the kernel's map count runs low) have a canary
+     * instead, checked when the ULT ends. */
+    size_t stack_guard;
+    /* Stack of each stream's scheduler context, on which its tasklets run
+     * (default 1 MiB, at least 64 KiB): the same on every stream, with a
+     * guard below it like a ULT's. */
+    size_t sched_stack_size;
 } weft_config;
 
 /* Fill `cfg` with the defaults, then apply the environment:
@@ -154,6 +172,8 @@ typedef struct weft_config {
  *   WEFT_EAGER_STACKS  1 or 0 (default 0)
  *   WEFT_WAIT_POLICY   hybrid, active or passive (default hybrid)
  *   WEFT_SPIN_US       hybrid spin budget in microseconds (default 200)
+ *   WEFT_STACK_GUARD   guard below each ULT stack, bytes, K or M suffix (default 256K, 0: none)
+ *   WEFT_SCHED_STACK_SIZE  scheduler (and tasklet) stack of each stream, bytes, K or M (default 1M)
  * Errors: WEFT_ERR_INVALID (NULL cfg or a malformed variable). Any context. */
 int weft_config_init(weft_config *cfg);
 
@@ -181,6 +201,39 @@ int weft_finalize(void);
 
 /* 1 between weft_init() and weft_finalize(), else 0. Any context. */
 int weft_initialized(void);
+
+/* fork(). Only the thread that calls fork() runs in the child, so weft
+ * gives up the parent's runtime there and the child starts uninitialised:
+ *  - weft_init() starts a runtime of the child's own. Until then
+ *    weft_initialized() is 0, weft_finalize() and every other call that
+ *    needs a runtime return WEFT_ERR_UNINIT, and what needs none works as
+ *    before a first weft_init().
+ *  - If a runtime ran at the fork, its streams, units, pools and
+ *    schedulers (those the program made included) are undefined in the
+ *    child: pass their handles to no call, not even a free. None of its
+ *    units runs there; their memory stays allocated and is never released.
+ *  - Mutexes, condition variables, read-write locks, barriers, eventuals,
+ *    futures and keys made in the parent (before weft_init() or while it
+ *    ran) keep working if nobody was using them at the moment of the fork;
+ *    one that was held, waited on or being changed then is undefined. A
+ *    lock a unit held, the forking one included, stays held for ever; a
+ *    plain thread that forks keeps the locks it holds.
+ *  - Keys stay valid. The child sees the values of the forking OS thread:
+ *    the caller's own after a fork from the main ULT or a plain thread,
+ *    not those of a ULT or tasklet that forked.
+ *  - Forked from the main ULT, the child goes on as a plain thread on its
+ *    own stack. Forked from another ULT or a tasklet, it goes on as a plain
+ *    thread on that unit's stack (a tasklet's: its scheduler's). It may do
+ *    all a thread may, weft_init() included, but must never return from the
+ *    unit's function: the child ends with exit(), _exit() or an exec.
+ *  - As weft_finalize() would, weft gives back the SIGSEGV and SIGBUS
+ *    actions and the forking thread's signal stack it had replaced (those
+ *    the program set since stay); a stream's thread also gets back the CPU
+ *    mask weft_init() was called with.
+ * A fork() while weft_init() or weft_finalize() runs is undefined. Weft
+ * installs pthread_atfork() handlers for this when the library is loaded:
+ * around every fork() they take its process-wide locks, which other
+ * threads hold only for short moments. The parent goes on unaffected. */
 
 /* Change the idle policy of every stream from now on; spin_us as in
  * weft_config. A stream asleep when the policy becomes active wakes at the
@@ -618,7 +671,9 @@ int weft_yield(void);
  * WEFT_ERR_SCHED_BLOCKS (caller is a scheduler), WEFT_ERR_INVALID (target
  * is the caller), WEFT_ERR_STATE (target not waiting in a pool, a tasklet or
  * a scheduler), WEFT_ERR_CROSS_STREAM (target's pool is not one of this
- * stream's scheduler). Context: ULT. */
+ * stream's scheduler), WEFT_ERR_NOMEM (the target is a ULT that can get no
+ * stack now: it waits for one, as if picked, and the caller goes on).
+ * Context: ULT. */
 int weft_yield_to(weft_thread target);
 
 /* The running unit. Errors: WEFT_ERR_NOT_WEFT, WEFT_ERR_INVALID.

@@ -1,7 +1,10 @@
 /* The guard-page signal handler and the signal stacks, each case in a child
  * process:
  *  - a ULT that overflows its stack hits the guard page; the runtime names
- *    the ULT and its stack size, then aborts;
+ *    the ULT and its stack size, then aborts; so does a single frame far
+ *    larger than a page;
+ *  - a tasklet that overflows its stream's scheduler stack is named too, and
+ *    that stack has the same size on the primary and a secondary stream;
  *  - a fault that is not a guard hit ends the process as it would without
  *    weft, whatever SIGSEGV action the program had before weft_init();
  *  - weft_finalize() leaves alone a SIGSEGV action or a signal stack that
@@ -32,6 +35,22 @@ static int recurse(int depth)
 }
 
 static void overflow(void *arg)
+{
+    (void)arg;
+    recurse(0);
+}
+
+/* One frame far larger than a page: its first store lands well below the
+ * stack, past where a one-page guard would have been (issue 18 item 15). */
+static void big_frame(void *arg)
+{
+    (void)arg;
+    volatile char big[160 * 1024];
+    big[0] = 1;
+    big[sizeof big - 1] = big[0];
+}
+
+static void tasklet_overflow(void *arg)
 {
     (void)arg;
     recurse(0);
@@ -71,6 +90,33 @@ static void run_in_ult(void (*fn)(void *))
 }
 
 /* ---------- the children ---------- */
+
+static void child_big_frame(void)
+{
+    alarm(CHILD_TIMEOUT);
+    run_in_ult(big_frame);
+}
+
+/* A tasklet recursing without end on stream `rank`'s scheduler stack. */
+static void tasklet_on(int rank)
+{
+    alarm(CHILD_TIMEOUT);
+    weft_config cfg;
+    CHECK_OK(weft_config_init(&cfg));
+    cfg.num_xstreams = 2;
+    CHECK_OK(weft_init(&cfg));
+    weft_xstream xs;
+    weft_pool pool;
+    int n;
+    CHECK_OK(weft_xstream_get(rank, &xs));
+    CHECK_OK(weft_xstream_get_pools(xs, 1, &pool, &n));
+    weft_thread t;
+    CHECK_OK(weft_tasklet_create(pool, tasklet_overflow, NULL, &t));
+    CHECK_OK(weft_thread_join(t));
+}
+
+static void child_tasklet_primary(void) { tasklet_on(0); }
+static void child_tasklet_secondary(void) { tasklet_on(1); }
 
 static void child_overflow(void)
 {
@@ -226,6 +272,27 @@ static int check_overflow(int status, const char *err)
            strstr(err, "weft: stack overflow in ULT 1 (stack size 65536 bytes") != NULL;
 }
 
+static int check_big_frame(int status, const char *err)
+{
+    return died_by(status, SIGABRT) && strstr(err, "weft: stack overflow in ULT 1 (stack size 65536 bytes") != NULL;
+}
+
+/* The same size on every stream (the default 1 MiB scheduler stack; on a
+ * secondary stream the thread's stack, of which its TLS takes a little). */
+static int check_tasklet_primary(int status, const char *err)
+{
+    return died_by(status, SIGABRT) &&
+           strstr(err, "weft: stack overflow in tasklet 1 on the scheduler stack of stream 0 (stack size 1048576 ") &&
+           strstr(err, "raise WEFT_SCHED_STACK_SIZE");
+}
+
+static int check_tasklet_secondary(int status, const char *err)
+{
+    return died_by(status, SIGABRT) &&
+           strstr(err, "weft: stack overflow in tasklet 1 on the scheduler stack of stream 1 (stack size 10") &&
+           strstr(err, "raise WEFT_SCHED_STACK_SIZE");
+}
+
 static int check_fault_kills(int status, const char *err)
 {
     return died_by(status, SIGSEGV) && !strstr(err, "stack overflow") && !strstr(err, "survived");
@@ -249,6 +316,9 @@ static int check_kept(int status, const char *err)
 
 static const struct guard_case g_cases[] = {
     {"overflow_names_ult", child_overflow, check_overflow},
+    {"big_frame_names_ult", child_big_frame, check_big_frame},
+    {"tasklet_overflow_primary", child_tasklet_primary, check_tasklet_primary},
+    {"tasklet_overflow_secondary", child_tasklet_secondary, check_tasklet_secondary},
     {"ignored_segv_fault_kills", child_ignored_fault, check_fault_kills},
     {"resethand_handler_runs_once", child_resethand, check_resethand},
     {"raised_segv_default_kills", child_raised_default, check_fault_kills},

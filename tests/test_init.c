@@ -67,6 +67,26 @@ int main(void)
     unsetenv("WEFT_EAGER_STACKS");
     CHECK_OK(weft_config_init(&cfg));
     CHECK(cfg.huge_pages == 0 && cfg.eager_stacks == 0);
+    CHECK(cfg.stack_guard == 256 * 1024 && cfg.sched_stack_size == 1024 * 1024);
+    setenv("WEFT_STACK_GUARD", "0", 1);
+    setenv("WEFT_SCHED_STACK_SIZE", "64K", 1);
+    CHECK_OK(weft_config_init(&cfg));
+    CHECK(cfg.stack_guard == 0 && cfg.sched_stack_size == 64 * 1024);
+    setenv("WEFT_STACK_GUARD", "1M", 1);
+    CHECK_OK(weft_config_init(&cfg));
+    CHECK(cfg.stack_guard == 1024 * 1024);
+    const char *bad_guard[] = {"-1", "4G", "lots", "17592186044417M"};
+    for (int i = 0; i < 4; i++) {
+        setenv("WEFT_STACK_GUARD", bad_guard[i], 1);
+        CHECK_RC(weft_config_init(&cfg), WEFT_ERR_INVALID);
+    }
+    unsetenv("WEFT_STACK_GUARD");
+    const char *bad_sched[] = {"63K", "0", "2G", "big"};
+    for (int i = 0; i < 4; i++) {
+        setenv("WEFT_SCHED_STACK_SIZE", bad_sched[i], 1);
+        CHECK_RC(weft_config_init(&cfg), WEFT_ERR_INVALID);
+    }
+    unsetenv("WEFT_SCHED_STACK_SIZE");
 
     /* Bad explicit configurations. */
     CHECK_OK(weft_config_init(&cfg));
@@ -80,6 +100,12 @@ int main(void)
     CHECK_RC(weft_init(&cfg), WEFT_ERR_INVALID);
     CHECK_OK(weft_config_init(&cfg));
     cfg.eager_stacks = 7;
+    CHECK_RC(weft_init(&cfg), WEFT_ERR_INVALID);
+    CHECK_OK(weft_config_init(&cfg));
+    cfg.stack_guard = ((size_t)1 << 30) + 1;
+    CHECK_RC(weft_init(&cfg), WEFT_ERR_INVALID);
+    CHECK_OK(weft_config_init(&cfg));
+    cfg.sched_stack_size = 4096;
     CHECK_RC(weft_init(&cfg), WEFT_ERR_INVALID);
     CHECK(!weft_initialized());
 

@@ -201,7 +201,7 @@ static void test_overflow(void)
     int status = run_child_stderr(overflow_child, buf, sizeof buf);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
     CHECK(strstr(buf, "weft: stack overflow in ULT ") != NULL); /* ids are never reused: any number */
-    CHECK(strstr(buf, " (huge-page stack of 65536 bytes") != NULL);
+    CHECK(strstr(buf, " (stack of 65536 bytes carved from a shared huge-page chunk") != NULL);
 }
 
 int main(void)

@@ -1,5 +1,6 @@
 /* Stack overflow reporting: the SIGSEGV/SIGBUS handler that names the ULT
- * whose stack ran into its guard page, and the per-thread alternate signal
+ * (or the tasklet, on its stream's scheduler stack) whose stack ran into
+ * its guard or past it, and the per-thread alternate signal
  * stacks it runs on (it cannot run on the stack that just overflowed).
  *
  * Every other SIGSEGV and SIGBUS is the program's business: it goes to the
@@ -13,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "internal.h"
+#include "sys.h"
 
 #define ALTSTACK_SIZE (64 * 1024)
 
@@ -83,6 +86,35 @@ static void chain(int sig, siginfo_t *si, void *uc, struct sigaction *old)
     pthread_sigmask(SIG_SETMASK, &prev, NULL);
 }
 
+/* How far below its stack a fault still counts as the stack's overflow
+ * when the stack pointer is down there too: a frame that jumped the guard
+ * into unmapped space. */
+#define OVERFLOW_REACH ((uintptr_t)64 << 20)
+
+static uintptr_t fault_sp(void *uc)
+{
+    const ucontext_t *c = uc;
+#if defined(__x86_64__)
+    return (uintptr_t)c->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    return (uintptr_t)c->uc_mcontext.sp;
+#else
+    (void)c;
+    return 0;
+#endif
+}
+
+/* Did the stack of `s` overflow? A fault in the guard below it, or a fault
+ * below it while the stack pointer has left it downwards. */
+static int overflowed(const struct weft_unit_s *s, uintptr_t a, uintptr_t sp)
+{
+    uintptr_t lo = (uintptr_t)s->stack_lo;
+    if (!lo || a >= lo) return 0;
+    uintptr_t gap = s->stack_map ? lo - (uintptr_t)s->stack_map : weft_g.guard_size;
+    if (lo - a <= gap) return 1;
+    return sp && sp < lo && lo - sp <= OVERFLOW_REACH && lo - a <= OVERFLOW_REACH;
+}
+
 static void segv_handler(int sig, siginfo_t *si, void *uc)
 {
     struct weft_xstream_s *xs = weft_tls_xs;
@@ -90,15 +122,28 @@ static void segv_handler(int sig, siginfo_t *si, void *uc)
     uintptr_t a = (uintptr_t)si->si_addr;
     /* Only a fault has an address; a sent signal's si_addr is other data. */
     int fault = si->si_code > 0;
-    if (fault && u && u->stack_map && a >= (uintptr_t)u->stack_map && a < (uintptr_t)u->stack_lo) {
+    /* A tasklet runs on its stream's scheduler stack. The main ULT's stack
+     * is the thread's own, grown and guarded by the kernel. */
+    struct weft_unit_s *s = u && u->kind == KIND_TASKLET ? xs->sched_unit : u;
+    if (fault && s && s->kind != KIND_MAIN && overflowed(s, a, fault_sp(uc))) {
         char buf[256];
-        size_t n = put(buf, 0, "weft: stack overflow in ULT ");
-        n += fmt_u64(buf + n, u->id, 10);
+        size_t n;
+        if (s == u && u->kind == KIND_ULT) {
+            n = put(buf, 0, "weft: stack overflow in ULT ");
+            n += fmt_u64(buf + n, u->id, 10);
+        } else {
+            n = put(buf, 0, "weft: stack overflow in ");
+            n = put(buf, n, u->kind == KIND_TASKLET ? "tasklet " : "the scheduler");
+            if (u->kind == KIND_TASKLET) n += fmt_u64(buf + n, u->id, 10);
+            n = put(buf, n, " on the scheduler stack of stream ");
+            n += fmt_u64(buf + n, (uint64_t)xs->rank, 10);
+        }
         n = put(buf, n, " (stack size ");
-        n += fmt_u64(buf + n, u->stack_size, 10);
-        n = put(buf, n, " bytes; guard page hit at 0x");
+        n += fmt_u64(buf + n, s->stack_size, 10);
+        n = put(buf, n, " bytes; fault at 0x");
         n += fmt_u64(buf + n, a, 16);
-        n = put(buf, n, "); raise its stack_size attribute or WEFT_STACK_SIZE\n");
+        n = put(buf, n, s == u && u->kind == KIND_ULT ? "); raise its stack_size attribute or WEFT_STACK_SIZE\n"
+                                                     : "); raise WEFT_SCHED_STACK_SIZE\n");
         ssize_t w = write(2, buf, n);
         (void)w;
         signal(SIGABRT, SIG_DFL);
@@ -146,7 +191,7 @@ int guard_install_thread(struct weft_xstream_s *xs)
 {
     stack_t cur;
     if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) return WEFT_OK;
-    void *m = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *m = sys_mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) return WEFT_ERR_NOMEM;
     stack_t ss = {.ss_sp = m, .ss_size = ALTSTACK_SIZE, .ss_flags = 0};
     if (sigaltstack(&ss, NULL) != 0) {

@@ -39,6 +39,7 @@
 #endif
 
 #define SLEEP_FALLBACK_NS (1000 * 1000ull)
+#define STARVE_RETRY_NS (50 * 1000 * 1000ull) /* a sleeper lets a ULT waiting for a stack retry this often */
 
 static _Atomic uint32_t sleepers_lock;
 static struct weft_xstream_s *sleepers; /* linked by sleep_next */
@@ -74,6 +75,14 @@ void pool_wake_sleepers(struct weft_pool_s *p)
     for (struct weft_xstream_s *xs = sleepers; xs; xs = xs->sleep_next)
         if (atomic_load_explicit(&xs->sleeping, memory_order_relaxed) && sched_has_pool(xs->main_sched, p))
             xs_wake(xs);
+    spin_unlock(&sleepers_lock);
+}
+
+/* Wake every sleeping stream (ULTs wait for stacks that sleepers cache). */
+void xs_wake_all(void)
+{
+    spin_lock(&sleepers_lock);
+    for (struct weft_xstream_s *xs = sleepers; xs; xs = xs->sleep_next) xs_wake(xs);
     spin_unlock(&sleepers_lock);
 }
 
@@ -141,6 +150,14 @@ static bool xs_has_work(struct weft_xstream_s *xs, struct weft_sched_s *s)
 /* Sleep until woken or `deadline` (CLOCK_MONOTONIC ns, UINT64_MAX: none). */
 static void xs_sleep(struct weft_xstream_s *xs, struct weft_sched_s *s, uint64_t deadline)
 {
+    /* ULTs wait for stacks: hand in ours, and wake in time to let one of
+     * them try again (stack_starve in unit.c). */
+    bool starving = atomic_load_explicit(&weft_g.stack_waiters, memory_order_relaxed) != 0;
+    if (unlikely(starving)) {
+        stacks_flush_for_waiters(xs);
+        uint64_t retry = clock_ns() + STARVE_RETRY_NS;
+        if (retry < deadline) deadline = retry;
+    }
     uint32_t seq = atomic_load_explicit(&xs->wake_seq, memory_order_acquire);
     spin_lock(&sleepers_lock);
     xs->sleep_next = sleepers;
@@ -171,6 +188,8 @@ static void xs_sleep(struct weft_xstream_s *xs, struct weft_sched_s *s, uint64_t
     while (*pp != xs) pp = &(*pp)->sleep_next;
     *pp = xs->sleep_next;
     spin_unlock(&sleepers_lock);
+    if (unlikely(starving) && atomic_load_explicit(&weft_g.stack_waiters, memory_order_relaxed))
+        stack_waiters_wake(xs, 1);
 }
 
 int weft_set_wait_policy(weft_wait_policy policy, long spin_us)
@@ -230,4 +249,12 @@ void xs_idle(struct weft_xstream_s *xs, struct weft_sched_s *s, unsigned *idle, 
     }
     xs_sleep(xs, s, next);
     *idle = 0;
+}
+
+/* fork.c: the child of a live runtime has no streams, asleep or not; the
+ * sleepers' lock may have been held by one that is gone. */
+void idle_fork_abandon(void)
+{
+    sleepers = NULL;
+    atomic_store_explicit(&sleepers_lock, 0, memory_order_relaxed);
 }

@@ -64,7 +64,7 @@ static inline void spin_unlock(_Atomic uint32_t *l)
 #define WEFT_MAX_POOLS 16
 #define WEFT_MIN_STACK (16u * 1024u)
 #define WEFT_MAX_STACK ((size_t)1 << 30)
-#define WEFT_SCHED_STACK (256u * 1024u) /* a scheduler context: tasklets run on it */
+#define WEFT_MIN_SCHED_STACK (64u * 1024u) /* a scheduler context: tasklets run on it */
 
 /* KIND_SCHED is a stream's own scheduler context; KIND_STACKED a scheduler
  * that was pushed into a pool and runs as a unit with a stack of its own.
@@ -123,6 +123,8 @@ struct weft_unit_s {
     size_t stack_size;                 /* usable bytes above the guard (wanted, for a ULT not yet run) */
     void *stack_lo;                    /* lowest usable stack byte */
     unsigned vg_stack_id;              /* valgrind's id for the stack */
+    uint8_t stack_carved;              /* the stack is a slot of a shared chunk (mem.c): canary, no guard */
+    uint8_t stack_waits;               /* counted in weft_g.stack_waiters (unit.c, stack_starve) */
     void *asan_fake;                   /* AddressSanitizer fake-stack handle */
     void *tsan_fiber;                  /* ThreadSanitizer fiber */
 } __attribute__((aligned(CACHE_LINE)));
@@ -224,7 +226,8 @@ struct unit_cache {
     size_t n;
 };
 
-/* A per-stream cache of free default-size stacks (mmap bases). */
+/* A per-stream cache of free default-size stacks (their lowest usable
+ * bytes, where a struct stack_hdr sits while cached). */
 struct stack_cache {
     void *head;
     size_t n;
@@ -362,6 +365,12 @@ struct weft_global {
     _Atomic uint64_t ext_created, ext_finished;
     _Atomic uint64_t ext_next_id;        /* never reset: ids stay unique for the process's life */
     _Atomic uint64_t unguarded_stacks;  /* stacks handed out without a guard page */
+    size_t guard_size;                  /* PROT_NONE bytes below each mapped ULT stack */
+    size_t sched_stack_size;            /* every stream's scheduler context (and tasklets) */
+    /* ULTs waiting for a stack, parked or woken to try again (unit.c,
+     * stack_starve): while nonzero, returned stacks go to the global list
+     * and wake them. */
+    _Atomic int stack_waiters;
     _Atomic int wait_policy;            /* weft_wait_policy */
     _Atomic uint64_t spin_ns;           /* hybrid: spin this long before sleeping */
 };
@@ -421,6 +430,7 @@ WEFT_HIDDEN void keys_unit_end(struct weft_unit_s *u);
 WEFT_HIDDEN uint64_t clock_ns(void); /* CLOCK_MONOTONIC */
 WEFT_HIDDEN void idle_init(void);
 WEFT_HIDDEN void xs_wake(struct weft_xstream_s *xs);
+WEFT_HIDDEN void xs_wake_all(void);
 WEFT_HIDDEN void pool_wake_sleepers(struct weft_pool_s *p);
 WEFT_HIDDEN void timer_arm(struct weft_xstream_s *xs, struct weft_timer *t);
 WEFT_HIDDEN void timer_disarm(struct weft_timer *t);
@@ -464,9 +474,16 @@ WEFT_HIDDEN void sched_yield_parent(struct weft_xstream_s *xs);
 WEFT_HIDDEN void unit_yield_to_sched(struct weft_xstream_s *xs);
 WEFT_HIDDEN int unit_create_stacked(struct weft_pool_s *p, void (*fn)(void *), struct weft_sched_s *s);
 WEFT_HIDDEN uint64_t units_live(void);
+WEFT_HIDDEN void stack_waiters_wake(struct weft_xstream_s *xs, size_t n);
+WEFT_HIDDEN void stack_waiters_reset(void);
+WEFT_HIDDEN void stacks_flush_for_waiters(struct weft_xstream_s *xs);
 
 /* mem.c (the cache fast paths are in mem_cache.h) */
+WEFT_HIDDEN void mem_init(void);
 WEFT_HIDDEN void mem_cache_flush(struct weft_xstream_s *xs);
+WEFT_HIDDEN size_t mem_stack_cache_drain(struct weft_xstream_s *xs);
+WEFT_HIDDEN bool mem_stacks_trim(void);
+WEFT_HIDDEN int mem_stack_errno(void);
 WEFT_HIDDEN void mem_finalize(void);
 enum { OBJ_POOL, OBJ_SCHED, OBJ_MUTEX, OBJ_COND, OBJ_RWLOCK, OBJ_BARRIER, OBJ_XBARRIER, OBJ_EVENTUAL, OBJ_FUTURE, OBJ_KEY, OBJ_NKINDS };
 WEFT_HIDDEN void *obj_alloc(int kind, size_t size);
@@ -475,6 +492,28 @@ WEFT_HIDDEN int guard_install_thread(struct weft_xstream_s *xs);
 WEFT_HIDDEN void guard_remove_thread(struct weft_xstream_s *xs);
 WEFT_HIDDEN int guard_install_handler(void);
 WEFT_HIDDEN void guard_remove_handler(void);
+
+/* fork.c: the pthread_atfork handlers, registered once by fork_register()
+ * (at load and from weft_init). fork_stack() gives the bounds of the ULT
+ * stack a child forked from a unit continues on, if `addr` lies in it. */
+WEFT_HIDDEN void fork_register(void);
+WEFT_HIDDEN bool fork_stack(const void *addr, void **lo, size_t *size);
+/* Their parts that need a file's own statics. *_fork_lock() takes a
+ * process-wide lock before fork(), *_fork_unlock() lets it go after it (in
+ * parent and child). *_fork_abandon() runs in the child of a live runtime,
+ * its file's lock still held: it forgets the parent's runtime state without
+ * freeing it, and reads no more of it than that lock guards (other threads
+ * may have left the rest half-changed). */
+WEFT_HIDDEN void mem_fork_lock(void);
+WEFT_HIDDEN void mem_fork_unlock(void);
+WEFT_HIDDEN void mem_fork_abandon(void);
+WEFT_HIDDEN void pools_fork_lock(void);
+WEFT_HIDDEN void pools_fork_unlock(void);
+WEFT_HIDDEN void pools_fork_abandon(void);
+WEFT_HIDDEN void keys_fork_lock(void);
+WEFT_HIDDEN void keys_fork_unlock(void);
+WEFT_HIDDEN void idle_fork_abandon(void);
+WEFT_HIDDEN void runtime_fork_child(void);
 
 /* topo.c */
 WEFT_HIDDEN int topo_init(void);

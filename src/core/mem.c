@@ -11,10 +11,13 @@
  * GLOBAL_STACKS_MAX go back to the OS. A descriptor freed on a stream other
  * than the one whose slab it is from goes back to that stream, batched.
  *
- * Stacks are mmap'ed with a PROT_NONE guard page below them; the SIGSEGV
- * handler (guard.c), running on an alternate signal stack, names the ULT whose stack
- * overflowed into its guard. Huge-page stacks (weft_config.huge_pages) are
- * carved from large chunks instead and carry a canary, not a guard. */
+ * Stacks are mmap'ed with a PROT_NONE guard of weft_g.guard_size bytes
+ * below them (WEFT_STACK_GUARD); the SIGSEGV handler (guard.c), running on
+ * an alternate signal stack, names the ULT whose stack overflowed into its
+ * guard. Huge-page stacks, and default-size stacks once the kernel's map
+ * count runs low, are carved from large chunks instead and carry a canary,
+ * not a guard (see "carved stacks"). A ULT that can get no stack at all
+ * waits for one to be given back (unit.c, stack_starve). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -26,10 +29,20 @@
 
 #include "fiber_hooks.h"
 #include "internal.h"
+#include "sys.h"
 #include "mem_cache.h"
 
 #define GLOBAL_STACKS_MAX 4096
 #define REMOTE_BATCH 64
+
+/* ---------- fault injection (sys.h) ---------- */
+
+_Atomic long weft_fault_countdown;
+
+bool fault_hit(void)
+{
+    return atomic_fetch_sub(&weft_fault_countdown, 1) == 1;
+}
 
 static struct slab *g_slabs;                /* all slabs, freed at finalize */
 static struct unit_cache g_plain;           /* global descriptor list, under weft_g.lock */
@@ -37,68 +50,90 @@ static struct unit_cache g_export;          /* surplus of export slabs, under we
 
 static struct stack_cache g_stacks; /* global stack list, under weft_g.lock */
 
-/* ---------- huge-page stacks ---------- */
+/* ---------- carved stacks ---------- */
 
-/* With weft_config.huge_pages, default-size stacks are slots of 2 MiB-aligned
- * chunks: hugetlbfs pages if the system reserved some, else anonymous memory
- * marked for transparent huge pages. A slot keeps the usual layout (one page,
- * then the stack) but the page is not a guard: protecting it would split the
- * huge page. Its top words hold a canary instead, checked when the ULT ends.
- * Slots never go back to the OS one by one; chunks are unmapped at
- * finalize. */
+/* Some stacks are slots carved from large shared chunks instead of
+ * mappings of their own:
+ *  - with weft_config.huge_pages, every default-size stack: the chunks are
+ *    2 MiB-aligned, hugetlbfs pages if the system reserved some, else
+ *    anonymous memory marked for transparent huge pages;
+ *  - default-size stacks once the kernel's map count runs low: a guarded
+ *    stack costs two map entries (vm.max_map_count, 65,530 by default), a
+ *    chunk of CARVE_CHUNK bytes one for hundreds of stacks. Weft switches
+ *    when its own stacks use half the limit, or when a mapping or a guard
+ *    is refused ([Argobots §3.3] takes stacks from its memory pool alike).
+ * A slot keeps the usual layout, a page and then the stack, but the page
+ * is no guard (protecting it would split the chunk): its top words hold a
+ * canary, checked when the ULT ends. Slots never go back to the OS one by
+ * one; chunks are unmapped at finalize. */
 #define HUGE_CHUNK ((size_t)2 << 20)
+#define CARVE_CHUNK ((size_t)32 << 20)
 #define CANARY_WORDS 4
 #define CANARY 0x5745465443414e59ull /* "WEFTCANY" */
 
-struct huge_chunk {
-    struct huge_chunk *next;
+struct chunk {
+    struct chunk *next;
     void *base;
     size_t size;
 };
 
-static struct huge_chunk *g_huge_chunks; /* under weft_g.lock */
-static char *g_huge_next, *g_huge_end;   /* the uncarved rest of the newest chunk */
+static struct chunk *g_chunks;       /* under weft_g.lock */
+static char *g_carve_next, *g_carve_end; /* the uncarved rest of the newest chunk */
+static _Atomic int g_carving;        /* default-size stacks are carved (map count low) */
+static _Atomic long g_stack_maps;    /* mappings of weft's guarded stacks (two map entries each) */
+static long g_map_limit;             /* vm.max_map_count */
+static _Atomic int g_stack_errno;    /* why the last stack could not be had */
+static _Atomic int g_map_failures;   /* stack mappings refused in a row */
+#define MAP_FAILURES_TO_CARVE 16
 
-static inline bool stack_is_huge(size_t size)
+static inline bool stack_carves(size_t size)
 {
-    return weft_g.huge_stacks && size == weft_g.stack_size;
+    return size == weft_g.stack_size &&
+           (weft_g.huge_stacks || atomic_load_explicit(&g_carving, memory_order_relaxed));
 }
 
-static uint64_t *stack_canary(void *map)
+static uint64_t *stack_canary(void *lo)
 {
-    return (uint64_t *)((char *)map + weft_g.page_size) - CANARY_WORDS;
+    return (uint64_t *)lo - CANARY_WORDS;
 }
 
 /* Under weft_g.lock: a new chunk of at least `slot` bytes. */
-static int huge_chunk_new(size_t slot)
+static int chunk_new(size_t slot)
 {
-    /* One huge page holds many default stacks; a stack larger than a huge
-     * page gets a chunk of its own, rounded up to whole huge pages. */
-    size_t size = slot <= HUGE_CHUNK ? HUGE_CHUNK : (slot + HUGE_CHUNK - 1) & ~(HUGE_CHUNK - 1);
-    struct huge_chunk *c = malloc(sizeof *c);
+    size_t unit = weft_g.huge_stacks ? HUGE_CHUNK : CARVE_CHUNK;
+    size_t size = slot <= unit ? unit : (slot + HUGE_CHUNK - 1) & ~(HUGE_CHUNK - 1);
+    struct chunk *c = sys_malloc(sizeof *c);
     if (!c) return WEFT_ERR_NOMEM;
-    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
-    if (m == MAP_FAILED) {
+    void *m = MAP_FAILED;
+    if (weft_g.huge_stacks)
+        m = sys_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+    if (m == MAP_FAILED && weft_g.huge_stacks) {
         /* No reserved huge pages: align anonymous memory to 2 MiB by hand
          * and ask for transparent huge pages. */
-        char *raw = mmap(NULL, size + HUGE_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+        char *raw = sys_mmap(NULL, size + HUGE_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                          -1, 0);
-        if (raw == MAP_FAILED) {
-            free(c);
-            return WEFT_ERR_NOMEM;
+        if (raw != MAP_FAILED) {
+            char *al = (char *)(((uintptr_t)raw + HUGE_CHUNK - 1) & ~(HUGE_CHUNK - 1));
+            if (al > raw) munmap(raw, (size_t)(al - raw));
+            if (al + size < raw + size + HUGE_CHUNK)
+                munmap(al + size, (size_t)(raw + size + HUGE_CHUNK - (al + size)));
+            m = al;
+            (void)madvise(m, size, MADV_HUGEPAGE); /* THP "never": small pages, still carved */
         }
-        char *al = (char *)(((uintptr_t)raw + HUGE_CHUNK - 1) & ~(HUGE_CHUNK - 1));
-        if (al > raw) munmap(raw, (size_t)(al - raw));
-        if (al + size < raw + size + HUGE_CHUNK) munmap(al + size, (size_t)(raw + size + HUGE_CHUNK - (al + size)));
-        m = al;
-        (void)madvise(m, size, MADV_HUGEPAGE); /* THP "never": small pages, still carved */
+    } else if (m == MAP_FAILED) {
+        m = sys_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    }
+    if (m == MAP_FAILED) {
+        atomic_store_explicit(&g_stack_errno, errno, memory_order_relaxed);
+        free(c);
+        return WEFT_ERR_NOMEM;
     }
     c->base = m;
     c->size = size;
-    c->next = g_huge_chunks;
-    g_huge_chunks = c;
-    g_huge_next = m;
-    g_huge_end = (char *)m + size;
+    c->next = g_chunks;
+    g_chunks = c;
+    g_carve_next = m;
+    g_carve_end = (char *)m + size;
     return WEFT_OK;
 }
 
@@ -106,55 +141,88 @@ static int stack_carve(struct weft_unit_s *u, size_t size)
 {
     size_t slot = size + weft_g.page_size;
     pthread_mutex_lock(&weft_g.lock);
-    if ((size_t)(g_huge_end - g_huge_next) < slot && huge_chunk_new(slot) != WEFT_OK) {
+    if ((size_t)(g_carve_end - g_carve_next) < slot && chunk_new(slot) != WEFT_OK) {
         pthread_mutex_unlock(&weft_g.lock);
         return WEFT_ERR_NOMEM;
     }
-    void *m = g_huge_next;
-    g_huge_next += slot;
+    void *m = g_carve_next;
+    g_carve_next += slot;
     pthread_mutex_unlock(&weft_g.lock);
-    uint64_t *c = stack_canary(m);
-    for (int i = 0; i < CANARY_WORDS; i++) c[i] = CANARY;
     u->stack_map = m;
     u->stack_lo = (char *)m + weft_g.page_size;
     u->stack_size = size;
+    u->stack_carved = 1;
+    uint64_t *c = stack_canary(u->stack_lo);
+    for (int i = 0; i < CANARY_WORDS; i++) c[i] = CANARY;
     hook_stack_register(u);
     return WEFT_OK;
 }
 
-/* A huge-page stack given back: abort if its ULT ran past the bottom. */
+/* A carved stack given back: abort if its ULT ran past the bottom. */
 static void stack_check(struct weft_unit_s *u)
 {
-    const uint64_t *c = stack_canary(u->stack_map);
+    const uint64_t *c = stack_canary(u->stack_lo);
     for (int i = 0; i < CANARY_WORDS; i++)
         if (c[i] != CANARY) {
-            char buf[160];
+            char buf[200];
             int n = snprintf(buf, sizeof buf,
-                             "weft: stack overflow in ULT %llu (huge-page stack of %zu bytes, no guard page); "
-                             "raise its stack size\n",
-                             (unsigned long long)u->id, u->stack_size);
+                             "weft: stack overflow in ULT %llu (stack of %zu bytes carved from a shared %s "
+                             "chunk, no guard page); raise its stack size\n",
+                             (unsigned long long)u->id, u->stack_size, weft_g.huge_stacks ? "huge-page" : "");
             ssize_t w = write(2, buf, (size_t)n);
             (void)w;
             abort();
         }
 }
 
-static void huge_chunks_release(void)
+static void chunks_release(void)
 {
-    while (g_huge_chunks) {
-        struct huge_chunk *n = g_huge_chunks->next;
-        munmap(g_huge_chunks->base, g_huge_chunks->size);
-        free(g_huge_chunks);
-        g_huge_chunks = n;
+    while (g_chunks) {
+        struct chunk *n = g_chunks->next;
+        munmap(g_chunks->base, g_chunks->size);
+        free(g_chunks);
+        g_chunks = n;
     }
-    g_huge_next = g_huge_end = NULL;
+    g_carve_next = g_carve_end = NULL;
+}
+
+/* From now on default-size stacks are carved. */
+static void carving_start(const char *why)
+{
+    if (atomic_exchange(&g_carving, 1)) return;
+    char buf[240];
+    int n = snprintf(buf, sizeof buf,
+                     "weft: %s; default-size ULT stacks are carved from shared chunks from now on "
+                     "(a canary, checked when the ULT ends, instead of a guard page)\n", why);
+    ssize_t w = write(2, buf, (size_t)n);
+    (void)w;
 }
 
 /* ---------- stacks ---------- */
 
-/* Forget a stack: its tools' records, and its memory unless it is a slot of
- * a huge-page chunk (those go with their chunk). */
-static void stack_unmap(void *map, size_t size, unsigned vg_id, void *fiber)
+void mem_init(void)
+{
+    long lim = 65530;
+    FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+    if (f) {
+        if (fscanf(f, "%ld", &lim) != 1 || lim < 1024) lim = 65530;
+        fclose(f);
+    }
+    g_map_limit = lim;
+    atomic_store(&g_carving, 0);
+    atomic_store(&g_stack_maps, 0);
+    atomic_store(&g_stack_errno, 0);
+    atomic_store(&g_map_failures, 0);
+}
+
+int mem_stack_errno(void)
+{
+    return atomic_load_explicit(&g_stack_errno, memory_order_relaxed);
+}
+
+/* Forget a stack: its tools' records, and its memory unless it is a
+ * carved slot (those go with their chunk). */
+static void stack_unmap(void *map, size_t size, bool carved, unsigned vg_id, void *fiber)
 {
     (void)vg_id;
     (void)fiber;
@@ -164,28 +232,59 @@ static void stack_unmap(void *map, size_t size, unsigned vg_id, void *fiber)
 #ifdef WEFT_TSAN
     if (fiber) __tsan_destroy_fiber(fiber);
 #endif
-    if (!stack_is_huge(size)) munmap(map, size + weft_g.page_size);
+    if (carved) return;
+    munmap(map, size + weft_g.guard_size);
+    atomic_fetch_sub_explicit(&g_stack_maps, 1, memory_order_relaxed);
 }
 
-/* A new stack of `size` usable bytes with a guard page below it. When the
- * kernel's map count runs out (each guard splits the mapping), the stack is
- * still given, without its guard, rather than failing the ULT. */
+static void stack_unmap_cached(void *lo, size_t size)
+{
+    struct stack_hdr *h = lo;
+    stack_unmap(h->map, size, h->carved, h->vg_stack_id, h->tsan_fiber);
+}
+
+/* A new stack of `size` usable bytes with a guard of weft_g.guard_size
+ * bytes below it, or a carved one (see above). */
 static int stack_map(struct weft_unit_s *u, size_t size)
 {
-    if (stack_is_huge(size)) return stack_carve(u, size);
-    size_t guard = weft_g.page_size;
-    void *m = mmap(NULL, size + guard, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-    if (m == MAP_FAILED) return WEFT_ERR_NOMEM;
-    if (mprotect(m, guard, PROT_NONE) != 0 && atomic_fetch_add(&weft_g.unguarded_stacks, 1) == 0) {
-        static const char msg[] = "weft: the kernel's map count is exhausted (vm.max_map_count); "
-                                  "new ULT stacks get no guard page from now on\n";
-        ssize_t w = write(2, msg, sizeof msg - 1);
-        (void)w;
+    if (stack_carves(size)) return stack_carve(u, size);
+    if (size == weft_g.stack_size && atomic_load_explicit(&g_stack_maps, memory_order_relaxed) * 2 > g_map_limit / 2) {
+        carving_start("weft's ULT stacks use half of the kernel's map count (vm.max_map_count)");
+        return stack_carve(u, size);
     }
+    size_t guard = weft_g.guard_size;
+    void *m = sys_mmap(NULL, size + guard, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (m == MAP_FAILED) {
+        atomic_store_explicit(&g_stack_errno, errno, memory_order_relaxed);
+        if (size != weft_g.stack_size) return WEFT_ERR_NOMEM;
+        /* Out of map entries or of address space: a slot of a chunk made
+         * earlier may still be had; else the ULT waits (unit.c). Failing
+         * again and again, the map count is spent: carve from now on. */
+        if (atomic_fetch_add(&g_map_failures, 1) + 1 >= MAP_FAILURES_TO_CARVE)
+            carving_start("ULT stacks could not be mapped again and again (map count or memory exhausted)");
+        return stack_carve(u, size);
+    }
+    atomic_store_explicit(&g_map_failures, 0, memory_order_relaxed);
+    if (mprotect(m, guard, PROT_NONE) != 0) {
+        /* The guard would split the mapping and the map count is spent. */
+        if (size == weft_g.stack_size) {
+            munmap(m, size + guard);
+            carving_start("the kernel's map count is exhausted (vm.max_map_count)");
+            return stack_carve(u, size);
+        }
+        if (atomic_fetch_add(&weft_g.unguarded_stacks, 1) == 0) {
+            static const char msg[] = "weft: the kernel's map count is exhausted (vm.max_map_count); "
+                                      "ULT stacks of other than the default size get no guard from now on\n";
+            ssize_t w = write(2, msg, sizeof msg - 1);
+            (void)w;
+        }
+    }
+    atomic_fetch_add_explicit(&g_stack_maps, 1, memory_order_relaxed);
     u->stack_map = m;
     u->stack_lo = (char *)m + guard;
     u->stack_size = size;
+    u->stack_carved = 0;
     hook_stack_register(u);
     return WEFT_OK;
 }
@@ -195,54 +294,104 @@ static int stack_map(struct weft_unit_s *u, size_t size)
 int mem_stack_get_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     size_t size = u->stack_size;
-    void *m = NULL;
+    void *lo = NULL;
     if (size == weft_g.stack_size) {
-        if (xs) m = stack_cache_pop(&xs->stack_cache);
-        if (!m) {
+        if (xs) lo = stack_cache_pop(&xs->stack_cache);
+        if (!lo) {
             pthread_mutex_lock(&weft_g.lock);
-            m = stack_cache_pop(&g_stacks);
-            if (m && xs)
+            lo = stack_cache_pop(&g_stacks);
+            /* Take a few more along, unless ULTs wait for them. */
+            if (lo && xs && !atomic_load_explicit(&weft_g.stack_waiters, memory_order_relaxed))
                 for (int i = 0; i < 32 && g_stacks.head; i++) {
                     void *more = stack_cache_pop(&g_stacks);
-                    struct stack_hdr *h = stack_hdr_of(more);
-                    stack_cache_push(&xs->stack_cache, more, h->vg_stack_id, h->tsan_fiber);
+                    struct stack_hdr *h = more, *top = xs->stack_cache.head;
+                    h->next_lo = top;
+                    xs->stack_cache.head = h;
+                    xs->stack_cache.n++;
                 }
             pthread_mutex_unlock(&weft_g.lock);
         }
     }
-    if (!m) return stack_map(u, size);
-    u->vg_stack_id = stack_hdr_of(m)->vg_stack_id;
-    u->tsan_fiber = stack_hdr_of(m)->tsan_fiber;
-    u->stack_map = m;
-    u->stack_lo = (char *)m + weft_g.page_size;
-    hook_stack_reuse(u);
+    if (!lo) return stack_map(u, size);
+    stack_adopt(u, lo);
     return WEFT_OK;
 }
 
-/* Slow path of mem_stack_put(); huge-page stacks always come here to be
+/* Slow path of mem_stack_put(); carved stacks always come here to be
  * checked. */
 void mem_stack_put_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
-    void *m = u->stack_map, *fiber = u->tsan_fiber;
-    if (!m) return;
-    if (stack_is_huge(u->stack_size)) stack_check(u);
-    u->stack_map = u->stack_lo = NULL;
-    u->tsan_fiber = NULL;
+    if (!u->stack_map) return;
+    if (u->stack_carved) stack_check(u);
     if (u->stack_size != weft_g.stack_size) {
-        stack_unmap(m, u->stack_size, u->vg_stack_id, fiber);
+        stack_unmap(u->stack_map, u->stack_size, u->stack_carved, u->vg_stack_id, u->tsan_fiber);
+        u->stack_map = u->stack_lo = NULL;
+        u->tsan_fiber = NULL;
         return;
     }
-    if (xs && xs->stack_cache.n < CACHE_MAX) {
-        stack_cache_push(&xs->stack_cache, m, u->vg_stack_id, fiber);
+    bool waiters = atomic_load_explicit(&weft_g.stack_waiters, memory_order_relaxed) != 0;
+    if (xs && !waiters && xs->stack_cache.n < CACHE_MAX) {
+        stack_cache_push_unit(&xs->stack_cache, u);
         return;
     }
+    void *lo = u->stack_lo;
+    size_t size = u->stack_size;
     pthread_mutex_lock(&weft_g.lock);
-    if (g_stacks.n < GLOBAL_STACKS_MAX || weft_g.huge_stacks) {
-        stack_cache_push(&g_stacks, m, u->vg_stack_id, fiber);
-        m = NULL;
+    if (g_stacks.n < GLOBAL_STACKS_MAX || u->stack_carved || waiters) {
+        stack_cache_push_unit(&g_stacks, u);
+        lo = NULL;
     }
     pthread_mutex_unlock(&weft_g.lock);
-    if (m) stack_unmap(m, u->stack_size, u->vg_stack_id, fiber);
+    if (lo) {
+        stack_unmap(u->stack_map, size, false, u->vg_stack_id, u->tsan_fiber);
+        u->stack_map = u->stack_lo = NULL;
+        u->tsan_fiber = NULL;
+    }
+}
+
+/* Move the stream's cached stacks to the global list, where ULTs waiting
+ * for one find them; returns how many moved. */
+size_t mem_stack_cache_drain(struct weft_xstream_s *xs)
+{
+    size_t n = 0;
+    void *lo;
+    if (!xs->stack_cache.head) return 0;
+    pthread_mutex_lock(&weft_g.lock);
+    while ((lo = stack_cache_pop(&xs->stack_cache))) {
+        struct stack_hdr *h = lo;
+        h->next_lo = g_stacks.head;
+        g_stacks.head = h;
+        g_stacks.n++;
+        n++;
+    }
+    pthread_mutex_unlock(&weft_g.lock);
+    return n;
+}
+
+/* A ULT can get no stack and no other ULT holds one: give the global list
+ * back to the OS, so that memory or map entries it holds may serve the
+ * waiter. True if anything was released. */
+bool mem_stacks_trim(void)
+{
+    void *keep = NULL, *lo;
+    size_t kept = 0;
+    bool freed = false;
+    pthread_mutex_lock(&weft_g.lock);
+    while ((lo = stack_cache_pop(&g_stacks))) {
+        struct stack_hdr *h = lo;
+        if (h->carved) {
+            h->next_lo = keep;
+            keep = lo;
+            kept++;
+        } else {
+            stack_unmap_cached(lo, weft_g.stack_size);
+            freed = true;
+        }
+    }
+    g_stacks.head = keep;
+    g_stacks.n = kept;
+    pthread_mutex_unlock(&weft_g.lock);
+    return freed;
 }
 
 /* ---------- descriptors ---------- */
@@ -250,7 +399,7 @@ void mem_stack_put_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
 /* Under weft_g.lock: a fresh slab owned by `owner` into `into`. */
 static int slab_new(struct unit_cache *into, struct weft_xstream_s *owner, bool exported)
 {
-    struct slab *s = aligned_alloc(SLAB_ALIGN, SLAB_ALIGN);
+    struct slab *s = sys_aligned_alloc(SLAB_ALIGN, SLAB_ALIGN);
     if (!s) return WEFT_ERR_NOMEM;
     memset(s, 0, sizeof *s);
     s->owner = (uintptr_t)owner | (owner && exported ? SLAB_EXPORTED : 0);
@@ -390,16 +539,18 @@ void mem_cache_flush(struct weft_xstream_s *xs)
     while ((u = cache_pop(&xs->unit_cache))) cache_push(&g_plain, u);
     while ((u = cache_pop(&xs->export_cache))) cache_push(&g_plain, u);
     while ((m = stack_cache_pop(&xs->stack_cache))) {
-        struct stack_hdr *h = stack_hdr_of(m);
-        unsigned id = h->vg_stack_id;
-        void *fiber = h->tsan_fiber;
-        if (g_stacks.n < GLOBAL_STACKS_MAX || weft_g.huge_stacks) stack_cache_push(&g_stacks, m, id, fiber);
-        else stack_unmap(m, weft_g.stack_size, id, fiber);
+        struct stack_hdr *h = m;
+        if (g_stacks.n < GLOBAL_STACKS_MAX || h->carved || weft_g.stack_waiters) {
+            h->next_lo = g_stacks.head;
+            g_stacks.head = h;
+            g_stacks.n++;
+        } else {
+            stack_unmap_cached(m, weft_g.stack_size);
+        }
     }
     pthread_mutex_unlock(&weft_g.lock);
 }
 
-/* Release every stack and slab. All streams are gone. */
 /* ---------- pools and schedulers ---------- */
 
 /* A freed pool, scheduler or synchronisation object keeps its memory,
@@ -423,7 +574,7 @@ void *obj_alloc(int kind, size_t size)
     pthread_mutex_lock(&g_retired_lock);
     if ((o = g_retired[kind])) g_retired[kind] = *retired_link(o);
     pthread_mutex_unlock(&g_retired_lock);
-    return o ? o : aligned_alloc(CACHE_LINE, size);
+    return o ? o : sys_aligned_alloc(CACHE_LINE, size);
 }
 
 void obj_retire(int kind, void *obj)
@@ -434,26 +585,59 @@ void obj_retire(int kind, void *obj)
     pthread_mutex_unlock(&g_retired_lock);
 }
 
+/* Release every stack and slab. All streams are gone. */
 void mem_finalize(void)
 {
     void *m;
     for (struct slab *s = g_slabs; s; s = s->next)
         for (size_t i = 0; i < SLAB_UNITS; i++) {
             struct weft_unit_s *u = &s->units[i];
-            if (u->stack_map) stack_unmap(u->stack_map, u->stack_size, u->vg_stack_id, u->tsan_fiber);
+            if (u->stack_map) stack_unmap(u->stack_map, u->stack_size, u->stack_carved, u->vg_stack_id, u->tsan_fiber);
             u->stack_map = u->tsan_fiber = NULL;
         }
-    while ((m = stack_cache_pop(&g_stacks))) {
-        struct stack_hdr *h = stack_hdr_of(m);
-        stack_unmap(m, weft_g.stack_size, h->vg_stack_id, h->tsan_fiber);
-    }
+    while ((m = stack_cache_pop(&g_stacks))) stack_unmap_cached(m, weft_g.stack_size);
     while (g_slabs) {
         struct slab *n = g_slabs->next;
         free(g_slabs);
         g_slabs = n;
     }
-    huge_chunks_release();
+    chunks_release();
     g_plain = (struct unit_cache){0};
     g_export = (struct unit_cache){0};
 }
 
+
+/* ---------- fork ---------- */
+
+/* The graveyard outlives the runtime: the child keeps it, so its lock is
+ * held across fork(). */
+void mem_fork_lock(void)
+{
+    pthread_mutex_lock(&g_retired_lock);
+}
+
+void mem_fork_unlock(void)
+{
+    pthread_mutex_unlock(&g_retired_lock);
+}
+
+/* What the child gave up, kept reachable so that a leak checker at its
+ * exit does not report the parent's slabs as lost. Never read (`used`:
+ * else the compiler drops stores nothing reads). */
+static struct slab *g_fork_slabs __attribute__((used));
+static struct chunk *g_fork_chunks __attribute__((used));
+
+/* The child of a live runtime: the parent's slabs, stacks and chunks stay
+ * as they are, mapped and allocated; the next weft_init() starts with
+ * empty lists. */
+void mem_fork_abandon(void)
+{
+    g_fork_slabs = g_slabs;
+    g_fork_chunks = g_chunks;
+    g_slabs = NULL;
+    g_plain = (struct unit_cache){0};
+    g_export = (struct unit_cache){0};
+    g_stacks = (struct stack_cache){0};
+    g_chunks = NULL;
+    g_carve_next = g_carve_end = NULL;
+}

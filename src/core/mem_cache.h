@@ -18,36 +18,51 @@
 #define MEMPOOL_XS(xs) (xs)
 #endif
 
-/* While a stack sits in a cache, its lowest bytes hold this header. */
+/* While a stack sits in a cache, its lowest usable bytes hold this header;
+ * caches link stacks by their lowest usable byte. */
 struct stack_hdr {
-    void *next_map;     /* next cached stack's mmap base */
+    void *next_lo;      /* next cached stack */
+    void *map;          /* base of its mapping (guard first), or of its slot */
     void *tsan_fiber;   /* the ThreadSanitizer fiber that goes with the stack */
     unsigned vg_stack_id;
+    uint8_t carved;     /* a slot of a shared chunk (mem.c) */
 };
-
-static inline struct stack_hdr *stack_hdr_of(void *map)
-{
-    return (struct stack_hdr *)((char *)map + weft_g.page_size);
-}
 
 static inline void *stack_cache_pop(struct stack_cache *c)
 {
-    void *m = c->head;
-    if (m) {
-        c->head = stack_hdr_of(m)->next_map;
+    void *lo = c->head;
+    if (lo) {
+        c->head = ((struct stack_hdr *)lo)->next_lo;
         c->n--;
     }
-    return m;
+    return lo;
 }
 
-static inline void stack_cache_push(struct stack_cache *c, void *m, unsigned vg_id, void *fiber)
+/* Cache the stack `u` holds; `u` holds none afterwards. */
+static inline void stack_cache_push_unit(struct stack_cache *c, struct weft_unit_s *u)
 {
-    struct stack_hdr *h = stack_hdr_of(m);
-    h->next_map = c->head;
-    h->vg_stack_id = vg_id;
-    h->tsan_fiber = fiber;
-    c->head = m;
+    struct stack_hdr *h = u->stack_lo;
+    h->next_lo = c->head;
+    h->map = u->stack_map;
+    h->tsan_fiber = u->tsan_fiber;
+    h->vg_stack_id = u->vg_stack_id;
+    h->carved = u->stack_carved;
+    c->head = h;
     c->n++;
+    u->stack_map = u->stack_lo = NULL;
+    u->tsan_fiber = NULL;
+}
+
+/* Give `u` the cached stack whose lowest usable byte is `lo`. */
+static inline void stack_adopt(struct weft_unit_s *u, void *lo)
+{
+    struct stack_hdr *h = lo;
+    u->stack_map = h->map;
+    u->stack_lo = lo;
+    u->vg_stack_id = h->vg_stack_id;
+    u->tsan_fiber = h->tsan_fiber;
+    u->stack_carved = h->carved;
+    hook_stack_reuse(u);
 }
 
 static inline struct weft_unit_s *cache_pop(struct unit_cache *c)
@@ -96,32 +111,29 @@ static inline struct weft_unit_s *mem_unit_alloc_export(struct weft_xstream_s *x
 static inline int mem_stack_get(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     xs = MEMPOOL_XS(xs);
-    void *m;
-    if (likely(xs != NULL) && u->stack_size == weft_g.fast_stack_size && (m = stack_cache_pop(&xs->stack_cache))) {
-        struct stack_hdr *h = stack_hdr_of(m);
-        u->vg_stack_id = h->vg_stack_id;
-        u->tsan_fiber = h->tsan_fiber;
-        u->stack_map = m;
-        u->stack_lo = h;
-        hook_stack_reuse(u);
+    void *lo;
+    if (likely(xs != NULL) && u->stack_size == weft_g.fast_stack_size && (lo = stack_cache_pop(&xs->stack_cache))) {
+        stack_adopt(u, lo);
         return WEFT_OK;
     }
     return mem_stack_get_slow(xs, u);
 }
 
-/* Take the stack back from `u` (which no longer runs on it). */
-static inline void mem_stack_put(struct weft_xstream_s *xs, struct weft_unit_s *u)
+/* Take the stack back from `u` (which no longer runs on it). Carved stacks
+ * are checked on the slow path; while ULTs wait for a stack, every stack
+ * goes to the global list where they can find it. True when the slow path
+ * took it (the caller then looks for waiters). */
+static inline bool mem_stack_put(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     xs = MEMPOOL_XS(xs);
-    void *m = u->stack_map;
-    if (!m) return;
-    if (likely(xs != NULL) && u->stack_size == weft_g.fast_stack_size && xs->stack_cache.n < CACHE_MAX) {
-        stack_cache_push(&xs->stack_cache, m, u->vg_stack_id, u->tsan_fiber);
-        u->stack_map = u->stack_lo = NULL;
-        u->tsan_fiber = NULL;
-        return;
+    if (!u->stack_map) return false;
+    if (likely(xs != NULL) && u->stack_size == weft_g.fast_stack_size && likely(!u->stack_carved) &&
+        xs->stack_cache.n < CACHE_MAX && likely(!atomic_load_explicit(&weft_g.stack_waiters, memory_order_relaxed))) {
+        stack_cache_push_unit(&xs->stack_cache, u);
+        return false;
     }
     mem_stack_put_slow(xs, u);
+    return true;
 }
 
 /* Descriptors come from slabs of SLAB_UNITS, each aligned to SLAB_ALIGN and

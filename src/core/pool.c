@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "sys.h"
 #include "pool_ops.h"
 
 
@@ -72,7 +73,7 @@ static int pool_local_access(struct weft_pool_s *p)
 
 static struct deque_ring *ring_new(int64_t cap)
 {
-    struct deque_ring *r = malloc(sizeof *r + (size_t)cap * sizeof r->slot[0]);
+    struct deque_ring *r = sys_malloc(sizeof *r + (size_t)cap * sizeof r->slot[0]);
     if (r) {
         r->cap = cap;
         r->older = NULL;
@@ -521,4 +522,30 @@ int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit)
         if (ult) weft_yield();
         else idle_backoff(&idle);
     }
+}
+
+/* ---------- fork (fork.c) ---------- */
+
+/* The registry is held across fork(): the child finds it whole, to keep
+ * it (no runtime ran) or to give up the parent's pools in one piece. */
+void pools_fork_lock(void)
+{
+    spin_lock(&g_pools_lock);
+}
+
+void pools_fork_unlock(void)
+{
+    spin_unlock(&g_pools_lock);
+}
+
+static struct weft_pool_s *g_fork_pools __attribute__((used)); /* what the child gave up; never read (see mem.c) */
+
+/* The child of a live runtime: the parent's pools belong to streams and
+ * units that are gone. Each leaves the registry, so that no finalize of
+ * the child adopts their units and a free of one touches no list. */
+void pools_fork_abandon(void)
+{
+    g_fork_pools = g_pools;
+    for (struct weft_pool_s *p = g_pools; p; p = p->reg_next) p->reg_pprev = NULL;
+    g_pools = NULL;
 }

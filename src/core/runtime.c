@@ -17,6 +17,8 @@ __thread struct weft_xstream_s *weft_tls_xs __attribute__((tls_model("initial-ex
 static pthread_mutex_t g_init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define DEFAULT_STACK (64u * 1024u)
+#define DEFAULT_GUARD (256u * 1024u)
+#define DEFAULT_SCHED_STACK (1024u * 1024u)
 /* How long finalize waits without any unit ending before it looks for
  * units in pools no scheduler serves. */
 #define ORPHAN_WAIT_NS (2 * 1000 * 1000ull)
@@ -84,6 +86,8 @@ int weft_config_init(weft_config *cfg)
     cfg->eager_stacks = 0;
     cfg->wait_policy = WEFT_WAIT_HYBRID;
     cfg->spin_us = 200;
+    cfg->stack_guard = DEFAULT_GUARD;
+    cfg->sched_stack_size = DEFAULT_SCHED_STACK;
     int r;
     if ((r = env_long("WEFT_NUM_XSTREAMS", 1, MAX_XSTREAMS, &n, 0)) < 0) return WEFT_ERR_INVALID;
     if (r) cfg->num_xstreams = (int)n;
@@ -105,6 +109,11 @@ int weft_config_init(weft_config *cfg)
     }
     if ((r = env_long("WEFT_SPIN_US", 0, WEFT_MAX_SPIN_US, &n, 0)) < 0) return WEFT_ERR_INVALID;
     if (r) cfg->spin_us = n;
+    if ((r = env_long("WEFT_STACK_GUARD", 0, (long)WEFT_MAX_STACK, &n, 1)) < 0) return WEFT_ERR_INVALID;
+    if (r) cfg->stack_guard = (size_t)n;
+    if ((r = env_long("WEFT_SCHED_STACK_SIZE", WEFT_MIN_SCHED_STACK, (long)WEFT_MAX_STACK, &n, 1)) < 0)
+        return WEFT_ERR_INVALID;
+    if (r) cfg->sched_stack_size = (size_t)n;
     return WEFT_OK;
 }
 
@@ -114,7 +123,9 @@ static int config_valid(const weft_config *c)
            c->stack_size <= WEFT_MAX_STACK && c->bind >= -1 && c->bind <= 1 &&
            (c->huge_pages == 0 || c->huge_pages == 1) && (c->eager_stacks == 0 || c->eager_stacks == 1) &&
            pool_kind_valid((int)c->pool_kind, (int)c->pool_access) && c->wait_policy >= WEFT_WAIT_HYBRID &&
-           c->wait_policy <= WEFT_WAIT_PASSIVE && c->spin_us >= 0 && c->spin_us <= WEFT_MAX_SPIN_US;
+           c->wait_policy <= WEFT_WAIT_PASSIVE && c->spin_us >= 0 && c->spin_us <= WEFT_MAX_SPIN_US &&
+           c->stack_guard <= WEFT_MAX_STACK && c->sched_stack_size >= WEFT_MIN_SCHED_STACK &&
+           c->sched_stack_size <= WEFT_MAX_STACK;
 }
 
 /* ---------- init ---------- */
@@ -162,6 +173,12 @@ static int init_primary(void)
         pthread_attr_getstack(&a, &m->stack_lo, &m->stack_size);
         pthread_attr_destroy(&a);
     }
+    void *lo;
+    size_t size;
+    if (fork_stack(__builtin_frame_address(0), &lo, &size)) {
+        m->stack_lo = lo; /* the child of a fork() made by a ULT: it runs on the ULT's stack */
+        m->stack_size = size;
+    }
     hook_fiber_create(m, true);
     atomic_store(&m->state, WEFT_STATE_RUNNING);
     atomic_store(&m->join_claimed, JOIN_DONE);
@@ -172,7 +189,7 @@ static int init_primary(void)
     /* The primary's scheduler needs a stack of its own. */
     struct weft_unit_s *su = mem_unit_alloc(xs);
     if (!su) return WEFT_ERR_NOMEM;
-    su->stack_size = weft_g.stack_size > WEFT_SCHED_STACK ? weft_g.stack_size : WEFT_SCHED_STACK;
+    su->stack_size = weft_g.sched_stack_size;
     if ((rc = mem_stack_get(xs, su))) {
         mem_unit_release(xs, su);
         return rc;
@@ -191,6 +208,7 @@ static int init_primary(void)
 
 int weft_init(const weft_config *cfg)
 {
+    fork_register();
     pthread_mutex_lock(&g_init_lock);
     if (atomic_load(&weft_g.initialized)) {
         pthread_mutex_unlock(&g_init_lock);
@@ -215,15 +233,19 @@ int weft_init(const weft_config *cfg)
     weft_g.cfg = c;
     weft_g.page_size = (size_t)sysconf(_SC_PAGESIZE);
     weft_g.stack_size = (c.stack_size + weft_g.page_size - 1) & ~(weft_g.page_size - 1);
+    weft_g.guard_size = (c.stack_guard + weft_g.page_size - 1) & ~(weft_g.page_size - 1);
+    weft_g.sched_stack_size = (c.sched_stack_size + weft_g.page_size - 1) & ~(weft_g.page_size - 1);
     weft_g.bind_default = c.bind;
     weft_g.huge_stacks = c.huge_pages;
     weft_g.fast_stack_size = c.huge_pages ? 0 : weft_g.stack_size;
     weft_g.eager_stacks = c.eager_stacks;
     idle_init();
+    mem_init();
     weft_set_wait_policy(c.wait_policy, c.spin_us);
     atomic_store(&weft_g.ext_created, 0);
     atomic_store(&weft_g.ext_finished, 0);
     atomic_store(&weft_g.unguarded_stacks, 0);
+    stack_waiters_reset();
 
     if ((rc = guard_install_handler())) goto fail;
     if ((rc = init_primary())) goto fail;
@@ -262,6 +284,14 @@ int weft_initialized(void)
     return atomic_load_explicit(&weft_g.initialized, memory_order_acquire);
 }
 
+/* fork.c: not held across fork() (a fork during weft_init() or
+ * weft_finalize() is undefined), so in the child it may be held by a thread
+ * that is gone. The child's only thread makes it new. */
+void runtime_fork_child(void)
+{
+    pthread_mutex_init(&g_init_lock, NULL);
+}
+
 /* ---------- finalize ---------- */
 
 /* Run until no unit is left and no plain thread is inside a call that
@@ -283,6 +313,8 @@ static void finalize_run_all(void)
                 since = now;
             } else if (now - since > ORPHAN_WAIT_NS) {
                 pools_adopt_orphans(weft_g.primary);
+                /* ULTs waiting for a stack: one tries again (unit.c). */
+                if (atomic_load(&weft_g.stack_waiters)) stack_waiters_wake(weft_g.primary, 1);
                 since = now;
             }
         }

@@ -8,8 +8,12 @@
  * a joiner, publish a termination. */
 #define _GNU_SOURCE
 #include <linux/futex.h>
+#include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -127,8 +131,10 @@ static void unit_finish(struct weft_xstream_s *xs, struct weft_unit_s *u)
     else atomic_fetch_add(&weft_g.ext_finished, 1);
     if (unlikely(u->has_keys)) keys_unit_end(u); /* cancelled: ended outside its function */
     if (u->kind != KIND_TASKLET) {
-        /* Nothing runs on the stack any more: recycle it now, not at free. */
-        mem_stack_put(xs, u);
+        /* Nothing runs on the stack any more: recycle it now, not at free.
+         * Off the fast path, a ULT may be waiting for it. */
+        if (unlikely(mem_stack_put(xs, u)) && atomic_load_explicit(&weft_g.stack_waiters, memory_order_relaxed))
+            stack_waiters_wake(xs, 1);
     }
     if (u->detached) {
         mem_unit_release(xs, u);
@@ -209,7 +215,7 @@ static inline void unit_switch(struct weft_xstream_s *xs, struct weft_unit_s *fr
 static void ult_entry(void *arg);
 
 /* A ULT about to run for the first time gets its stack and context. */
-static bool ult_prepare(struct weft_xstream_s *xs, struct weft_unit_s *u)
+static inline __attribute__((always_inline)) bool ult_prepare(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     if (mem_stack_get(xs, u) != WEFT_OK) return false;
     u->asan_fake = NULL;
@@ -239,6 +245,150 @@ static __attribute__((noinline)) bool unit_send_home(struct weft_unit_s *u)
     return false;
 }
 
+/* ---------- ULTs waiting for a stack ---------- */
+
+/* A ULT that can get no stack when it is picked (memory, address space or
+ * map entries spent) waits here, counted as blocked in its pool, instead
+ * of going back to its pool to be retried at full speed. While any ULT
+ * waits, stacks that come back go to the global list (mem_stack_put) and
+ * each wakes one waiter; a stream about to sleep hands in its cached
+ * stacks (stacks_flush_for_waiters), sleeps at most STARVE_RETRY_NS and,
+ * woken, lets one waiter try again (memory may have been freed by other
+ * means). A wake that finds nobody parked yet is kept as a credit for the
+ * ULT about to park.
+ *
+ * Nothing in the runtime can give a stack back once no unit is live but
+ * the waiters (so no ULT holds a stack and no stream runs anything) and
+ * the main ULT is blocked (or in weft_finalize). If tries keep failing so
+ * for STARVE_QUIET_NS, after the global list has gone back to the OS, the
+ * process ends with a message naming the ULT, the size and the cause,
+ * instead of waiting for ever. */
+#define STARVE_QUIET_NS (1000 * 1000 * 1000ull)
+
+static _Atomic uint32_t g_starved_lock;
+static struct weft_unit_s *g_starved_head, *g_starved_tail; /* linked by next, FIFO */
+static size_t g_starved_credit;         /* wakes that found nobody parked */
+static size_t g_starved_n;              /* parked */
+static uint64_t g_starved_quiet_since;  /* when tries began to fail with nothing in flight; under the lock */
+
+/* At weft_init(): nobody waits (the child of a fork may inherit a list of
+ * the parent's units, and a lock another stream held). */
+void stack_waiters_reset(void)
+{
+    atomic_store(&g_starved_lock, 0);
+    g_starved_head = g_starved_tail = NULL;
+    g_starved_credit = g_starved_n = 0;
+    g_starved_quiet_since = 0;
+    atomic_store(&weft_g.stack_waiters, 0);
+}
+
+static __attribute__((noreturn)) void stack_never(struct weft_unit_s *u)
+{
+    char buf[480];
+    int err = mem_stack_errno();
+    int n = snprintf(buf, sizeof buf,
+                     "weft: ULT %llu needs a stack of %zu bytes and none can be had (%s), while no other ULT "
+                     "holds a stack that could come back: it can never run. Give it a smaller stack, raise the "
+                     "limit (RLIMIT_AS, memory, vm.max_map_count), or set WEFT_EAGER_STACKS=1 so that "
+                     "weft_thread_create returns WEFT_ERR_NOMEM instead\n",
+                     (unsigned long long)u->id, u->stack_size, err ? strerror(err) : "out of memory");
+    ssize_t w = write(2, buf, n > 0 && (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+    (void)w;
+    abort();
+}
+
+void stack_waiters_wake(struct weft_xstream_s *xs, size_t n)
+{
+    struct weft_unit_s *list = NULL, **tail = &list;
+    spin_lock(&g_starved_lock);
+    while (n && g_starved_head) {
+        struct weft_unit_s *u = g_starved_head;
+        g_starved_head = u->next;
+        if (!g_starved_head) g_starved_tail = NULL;
+        *tail = u;
+        tail = &u->next;
+        n--;
+        g_starved_n--;
+    }
+    /* ULTs between a failed attempt and parking: keep the wake for them. */
+    size_t starving = (size_t)atomic_load(&weft_g.stack_waiters);
+    if (n) g_starved_credit = g_starved_credit + n < starving ? g_starved_credit + n : starving;
+    spin_unlock(&g_starved_lock);
+    *tail = NULL;
+    while (list) {
+        struct weft_unit_s *u = list;
+        list = u->next;
+        unit_wake(xs, u);
+    }
+}
+
+void stacks_flush_for_waiters(struct weft_xstream_s *xs)
+{
+    size_t n = mem_stack_cache_drain(xs);
+    if (n) stack_waiters_wake(xs, n);
+}
+
+/* Could anything in the runtime still give a stack back? (See above.) */
+static bool starve_quiet(struct weft_xstream_s *xs)
+{
+    (void)xs;
+    struct weft_unit_s *m = weft_g.main_unit;
+    if (m && atomic_load(&m->state) != WEFT_STATE_BLOCKED && !atomic_load(&weft_g.closing)) return false;
+    spin_lock(&g_starved_lock);
+    size_t parked = g_starved_n;
+    spin_unlock(&g_starved_lock);
+    return units_live() <= parked + 1;
+}
+
+/* `u`, picked on `xs`, got no stack. True once it has one after all; else
+ * it is parked (see above). */
+static __attribute__((noinline, cold)) bool stack_starve(struct weft_xstream_s *xs, struct weft_unit_s *u)
+{
+    /* A ULT woken to try again is still counted. */
+    if (!u->stack_waits) {
+        u->stack_waits = 1;
+        if (atomic_fetch_add(&weft_g.stack_waiters, 1) == 0) xs_wake_all(); /* sleepers hand in their caches */
+    }
+    for (;;) {
+        /* From here on returned stacks go to the global list: try again. */
+        if (ult_prepare_cold(xs, u)) {
+            u->stack_waits = 0;
+            atomic_fetch_sub(&weft_g.stack_waiters, 1);
+            spin_lock(&g_starved_lock);
+            g_starved_quiet_since = 0;
+            spin_unlock(&g_starved_lock);
+            return true;
+        }
+        stacks_flush_for_waiters(xs);
+        bool quiet = starve_quiet(xs);
+        if (quiet && mem_stacks_trim()) continue; /* cached stacks went back to the OS: room now? */
+        uint64_t now = quiet ? clock_ns() : 0;
+        spin_lock(&g_starved_lock);
+        if (g_starved_credit) { /* a stack came back meanwhile */
+            g_starved_credit--;
+            spin_unlock(&g_starved_lock);
+            continue;
+        }
+        if (!quiet) {
+            g_starved_quiet_since = 0;
+        } else if (!g_starved_quiet_since) {
+            g_starved_quiet_since = now;
+        } else if (now - g_starved_quiet_since > STARVE_QUIET_NS) {
+            spin_unlock(&g_starved_lock);
+            stack_never(u);
+        }
+        atomic_store_explicit(&u->state, WEFT_STATE_BLOCKED, memory_order_relaxed);
+        atomic_fetch_add_explicit(&u->pool->n_blocked, 1, memory_order_relaxed);
+        u->next = NULL;
+        if (g_starved_tail) g_starved_tail->next = u;
+        else g_starved_head = u;
+        g_starved_tail = u;
+        g_starved_n++;
+        spin_unlock(&g_starved_lock);
+        return false;
+    }
+}
+
 static inline struct weft_unit_s *unit_claim(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     if (MIGRATION && unlikely(u->bound) && u->home != xs && unit_send_home(u)) return NULL;
@@ -247,10 +397,8 @@ static inline struct weft_unit_s *unit_claim(struct weft_xstream_s *xs, struct w
         return NULL;
     }
     if (!u->started) {
-        if (likely(!u->stack_map) && unlikely(!ult_prepare(xs, u))) { /* eager stacks have one already */
-            unit_deliver(xs, u);
-            return NULL;
-        }
+        if (likely(!u->stack_map) && unlikely(!ult_prepare(xs, u)) && !stack_starve(xs, u))
+            return NULL; /* eager stacks have one already */
         if (MIGRATION && unlikely(!u->migratable)) {
             u->home = xs;
             u->bound = 1;
@@ -469,7 +617,7 @@ int weft_tasklet_create(weft_pool pool, void (*fn)(void *), void *arg, weft_thre
 /* A stack for a stacked scheduler: tasklets run on it. */
 int unit_create_stacked(struct weft_pool_s *p, void (*fn)(void *), struct weft_sched_s *s)
 {
-    weft_thread_attr a = {.stack_size = weft_g.stack_size > WEFT_SCHED_STACK ? weft_g.stack_size : WEFT_SCHED_STACK,
+    weft_thread_attr a = {.stack_size = weft_g.sched_stack_size,
                           .migratable = 0};
     struct weft_unit_s *u;
     int rc = unit_create(p, fn, s, &a, true, NULL, &u);
@@ -573,7 +721,7 @@ static __attribute__((noinline)) int yield_to_slow(struct weft_unit_s *target)
     if (!pool_runs_here(xs, p)) return WEFT_ERR_CROSS_STREAM;
     if (target->bound && target->home != xs) return WEFT_ERR_CROSS_STREAM;
     if (!pool_take(p, target, false)) return WEFT_ERR_STATE;
-    if (!unit_claim(xs, target)) return WEFT_ERR_NOMEM; /* no stack: it went back to its pool */
+    if (!unit_claim(xs, target)) return WEFT_ERR_NOMEM; /* no stack now: it waits for one (stack_starve) */
     unit_switch(xs, self, target, PEND_READY, NULL);
     return WEFT_OK;
 }

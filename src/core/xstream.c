@@ -14,6 +14,7 @@
 
 #include "fiber_hooks.h"
 #include "internal.h"
+#include "sys.h"
 #include "mem_cache.h"
 #include "pool_ops.h"
 
@@ -99,7 +100,7 @@ int xs_check(struct weft_xstream_s *xs)
 
 struct weft_xstream_s *xs_alloc(void)
 {
-    struct weft_xstream_s *xs = aligned_alloc(CACHE_LINE, sizeof *xs);
+    struct weft_xstream_s *xs = sys_aligned_alloc(CACHE_LINE, sizeof *xs);
     if (!xs) return NULL;
     memset(xs, 0, sizeof *xs);
     xs->cpu = -1;
@@ -126,7 +127,7 @@ int xs_register(struct weft_xstream_s *xs)
     if (!weft_g.streams) {
         /* Full size at once and never moved: weft_xstream_get reads it
          * without the lock. */
-        weft_g.streams = calloc(MAX_XSTREAMS, sizeof *weft_g.streams);
+        weft_g.streams = sys_calloc(MAX_XSTREAMS, sizeof *weft_g.streams);
         if (!weft_g.streams) {
             pthread_mutex_unlock(&weft_g.lock);
             return WEFT_ERR_NOMEM;
@@ -178,7 +179,11 @@ static void *xs_thread_main(void *arg)
     /* The scheduler's descriptor is written on every switch: take it from
      * this stream's own slab, away from other streams' hot lines. */
     struct weft_unit_s *su = mem_unit_alloc(xs);
-    if (!su) {
+    if (!su || guard_install_thread(xs) != WEFT_OK) {
+        /* No scheduler context, or no signal stack to report an overflow
+         * on: the stream fails to start (xs_create reports it). */
+        if (su) mem_unit_release(xs, su);
+        mem_cache_flush(xs);
         weft_tls_xs = NULL;
         atomic_store_explicit(&xs->state, XS_FAILED, memory_order_release);
         return NULL;
@@ -186,7 +191,6 @@ static void *xs_thread_main(void *arg)
     su->kind = KIND_SCHED;
     atomic_store(&su->magic, MAGIC_UNIT);
     xs->sched_unit = su;
-    guard_install_thread(xs);
     native_stack(&su->stack_lo, &su->stack_size);
     hook_fiber_create(su, true);
     su->xs = xs;
@@ -220,7 +224,7 @@ static int own_sched(struct weft_sched_s *s)
     pthread_mutex_lock(&weft_g.lock);
     if (weft_g.n_owned_scheds == weft_g.owned_scheds_cap) {
         int cap = weft_g.owned_scheds_cap ? weft_g.owned_scheds_cap * 2 : 16;
-        struct weft_sched_s **t = realloc(weft_g.owned_scheds, (size_t)cap * sizeof *t);
+        struct weft_sched_s **t = sys_realloc(weft_g.owned_scheds, (size_t)cap * sizeof *t);
         if (!t) {
             pthread_mutex_unlock(&weft_g.lock);
             return WEFT_ERR_NOMEM;
@@ -279,6 +283,10 @@ static int xs_create(weft_sched sched, weft_xstream *out)
 
     pthread_attr_t a;
     pthread_attr_init(&a);
+    /* The scheduler, and the tasklets on it, run on the thread's stack:
+     * the same size and guard as the primary's scheduler stack. */
+    pthread_attr_setstacksize(&a, weft_g.sched_stack_size);
+    pthread_attr_setguardsize(&a, weft_g.guard_size);
     cpu_set_t set;
     if (xs->cpu >= 0) {
         /* Bind before the thread runs: no early migration to undo. */
@@ -286,7 +294,7 @@ static int xs_create(weft_sched sched, weft_xstream *out)
         CPU_SET(xs->cpu, &set);
         pthread_attr_setaffinity_np(&a, sizeof set, &set);
     }
-    int prc = pthread_create(&xs->thread, &a, xs_thread_main, xs);
+    int prc = sys_pthread_create(&xs->thread, &a, xs_thread_main, xs);
     pthread_attr_destroy(&a);
     if (prc != 0) {
         rc = prc == EAGAIN ? WEFT_ERR_NOMEM : WEFT_ERR_SYS;

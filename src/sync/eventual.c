@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sync_internal.h"
+#include "../core/sys.h"
 
 #define MAGIC_EVENTUAL 0x57455654u /* "WEVT" */
 #define MAGIC_EVENTUAL_DEAD 0x77657674u
@@ -68,7 +69,7 @@ int weft_eventual_create(size_t nbytes, weft_eventual *out)
     if (!out) return WEFT_ERR_INVALID;
     *out = NULL;
     void *value = NULL;
-    if (nbytes && !(value = calloc(1, nbytes))) return WEFT_ERR_NOMEM;
+    if (nbytes && !(value = sys_calloc(1, nbytes))) return WEFT_ERR_NOMEM;
     struct weft_eventual_s *e = obj_alloc(OBJ_EVENTUAL, sizeof *e);
     if (!e) {
         free(value);
@@ -159,7 +160,7 @@ int weft_future_create(int compartments, void (*ready_cb)(void **values), weft_f
     if (!out) return WEFT_ERR_INVALID;
     *out = NULL;
     if (compartments < 1) return WEFT_ERR_INVALID;
-    void **values = calloc((size_t)compartments, sizeof *values);
+    void **values = sys_calloc((size_t)compartments, sizeof *values);
     if (!values) return WEFT_ERR_NOMEM;
     struct weft_future_s *f = obj_alloc(OBJ_FUTURE, sizeof *f);
     if (!f) {

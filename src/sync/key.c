@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sync_internal.h"
+#include "../core/sys.h"
 
 #define MAGIC_KEY 0x574b4559u /* "WKEY" */
 #define MAGIC_KEY_DEAD 0x776b6579u
@@ -148,7 +149,7 @@ int weft_key_set(weft_key k, void *value)
         }
         unsigned cap = t ? t->cap : 0, want = cap ? cap : 8;
         while (want <= k->index) want *= 2;
-        struct key_table *n = realloc(t, sizeof *n + want * sizeof n->slot[0]);
+        struct key_table *n = sys_realloc(t, sizeof *n + want * sizeof n->slot[0]);
         if (!n) return WEFT_ERR_NOMEM;
         memset(&n->slot[cap], 0, (want - cap) * sizeof n->slot[0]);
         n->cap = want;
@@ -215,4 +216,16 @@ void keys_unit_end(struct weft_unit_s *u)
     /* Destructors run as `u` (its key_set lands in u->keys), except for a
      * cancelled unit's, which run in its reaper. */
     table_release(u);
+}
+
+/* fork.c: keys outlive the runtime. The lock is held across fork(), so
+ * the child finds the keys whole and every key of the parent still valid. */
+void keys_fork_lock(void)
+{
+    pthread_mutex_lock(&keys_lock);
+}
+
+void keys_fork_unlock(void)
+{
+    pthread_mutex_unlock(&keys_lock);
 }
