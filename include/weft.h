@@ -36,7 +36,10 @@ extern "C" {
 enum {
     WEFT_OK = 0,
     WEFT_ERR_INVALID = 1,         /* an argument is out of range or NULL */
-    WEFT_ERR_HANDLE = 2,          /* NULL, freed or foreign handle */
+    /* NULL, freed, of another kind, or any pointer weft never handed out:
+     * every handle points into one region weft reserves, checked by range
+     * before anything is read through the pointer. */
+    WEFT_ERR_HANDLE = 2,
     WEFT_ERR_NOMEM = 3,           /* out of memory (heap, mmap or descriptors) */
     WEFT_ERR_UNINIT = 4,          /* weft_init() has not been called */
     WEFT_ERR_INIT = 5,            /* weft_init() was already called */
@@ -186,8 +189,9 @@ int weft_config_init(weft_config *cfg);
 int weft_init(const weft_config *cfg);
 
 /* Run every remaining work unit, stop and join all other streams, release
- * the runtime's memory. Handles become invalid (a stale one is refused
- * with WEFT_ERR_HANDLE as long as its memory was not reused). Units in
+ * the runtime's stacks. Handles become invalid (a stale one is refused
+ * with WEFT_ERR_HANDLE as long as its memory was not reused by a later
+ * object of its kind; handle memory is kept for the next weft_init()). Units in
  * pools that no scheduler serves (the pool of a freed stream, a pool never
  * attached) run on the primary stream instead of being lost. Once it has
  * begun, plain threads may add no units or streams: their create,

@@ -23,7 +23,7 @@ typedef struct {
     int (*fn)(void);
 } misuse_case;
 
-#define MAX_CASES 512
+#define MAX_CASES 1024
 static misuse_case cases[MAX_CASES];
 static int ncases;
 
@@ -3249,6 +3249,104 @@ CASE(key_create_4097, WEFT_ERR_NOMEM)
     int rc = WEFT_OK;
     for (int i = 0; i < 4097 && rc == WEFT_OK; i++) rc = weft_key_create(NULL, &k);
     return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pointers weft never handed out (issue 18 item 19): refused, never read */
+
+/* 64-byte aligned, so that only the range check can refuse them: a low
+ * address, a non-canonical one, a kernel one, the program's own heap and
+ * stack (filled with every magic word, so the word alone would pass), and
+ * code. */
+static void *wild(int k)
+{
+    static const uint32_t magics[] = {0x57554e54u, 0x57504f4cu, 0x57534348u, 0x57585354u};
+    switch (k) {
+    case 0: return (void *)(uintptr_t)0x10000;
+    case 1: return (void *)(uintptr_t)0x8000000000000040ull;
+    case 2: return (void *)(uintptr_t)0xffffffffffffffc0ull;
+    case 3: {
+        uint32_t *h = aligned_alloc(64, 4096);
+        if (!h) _exit(SETUP_FAIL);
+        for (int i = 0; i < 1024; i++) h[i] = magics[i % 4];
+        return h;
+    }
+    case 4: {
+        static uint32_t __attribute__((aligned(64))) on_data[1024];
+        for (int i = 0; i < 1024; i++) on_data[i] = magics[(i / 16) % 4];
+        return on_data + 16 * (k % 4);
+    }
+    default: return (void *)((uintptr_t)&printf & ~(uintptr_t)63);
+    }
+}
+
+#define WILD_CASES(call_name, expr)                                                       \
+    static int wild_##call_name(void *w)                                                  \
+    {                                                                                     \
+        start(1);                                                                         \
+        return (expr);                                                                    \
+    }                                                                                     \
+    CASE(wild_low_##call_name, WEFT_ERR_HANDLE) { return wild_##call_name(wild(0)); }        \
+    CASE(wild_noncanonical_##call_name, WEFT_ERR_HANDLE) { return wild_##call_name(wild(1)); } \
+    CASE(wild_kernel_##call_name, WEFT_ERR_HANDLE) { return wild_##call_name(wild(2)); }     \
+    CASE(wild_heap_##call_name, WEFT_ERR_HANDLE) { return wild_##call_name(wild(3)); }       \
+    CASE(wild_data_##call_name, WEFT_ERR_HANDLE) { return wild_##call_name(wild(4)); }       \
+    CASE(wild_code_##call_name, WEFT_ERR_HANDLE) { return wild_##call_name(wild(5)); }
+
+static weft_thread_state g_st;
+static int g_n;
+static void *g_v;
+WILD_CASES(thread_join, weft_thread_join((weft_thread)w))
+WILD_CASES(thread_free, weft_thread_free((weft_thread *)&w))
+WILD_CASES(thread_get_state, weft_thread_get_state((weft_thread)w, &g_st))
+WILD_CASES(thread_cancel, weft_thread_cancel((weft_thread)w))
+WILD_CASES(yield_to, weft_yield_to((weft_thread)w))
+WILD_CASES(thread_migrate, weft_thread_migrate((weft_thread)w, mypool()))
+WILD_CASES(thread_create, weft_thread_create((weft_pool)w, nothing, NULL, NULL, NULL))
+WILD_CASES(xstream_join, weft_xstream_join((weft_xstream)w))
+WILD_CASES(xstream_free, weft_xstream_free((weft_xstream *)&w))
+WILD_CASES(xstream_get_pools, weft_xstream_get_pools((weft_xstream)w, 1, NULL, &g_n))
+WILD_CASES(pool_size, weft_pool_size((weft_pool)w, (size_t *)&g_v))
+WILD_CASES(pool_free, weft_pool_free((weft_pool *)&w))
+WILD_CASES(sched_free, weft_sched_free((weft_sched *)&w))
+WILD_CASES(mutex_lock, weft_mutex_lock((weft_mutex)w))
+WILD_CASES(mutex_unlock, weft_mutex_unlock((weft_mutex)w))
+WILD_CASES(cond_signal, weft_cond_signal((weft_cond)w))
+WILD_CASES(rwlock_rdlock, weft_rwlock_rdlock((weft_rwlock)w))
+WILD_CASES(barrier_wait, weft_barrier_wait((weft_barrier)w))
+WILD_CASES(eventual_set, weft_eventual_set((weft_eventual)w, NULL, 0))
+WILD_CASES(future_set, weft_future_set((weft_future)w, NULL))
+WILD_CASES(key_set, weft_key_set((weft_key)w, NULL))
+WILD_CASES(key_get, weft_key_get((weft_key)w, &g_v))
+
+/* Unit and stream handles kept past weft_finalize(): their memory stays
+ * (handle memory is never unmapped), marked dead. */
+CASE(unit_after_finalize, WEFT_ERR_HANDLE)
+{
+    start(2);
+    weft_thread t;
+    S(weft_thread_create(mypool(), nothing, NULL, NULL, &t));
+    S(weft_thread_join(t));
+    S(weft_finalize());
+    return weft_thread_free(&t);
+}
+
+CASE(unit_state_after_finalize, WEFT_ERR_HANDLE)
+{
+    start(1);
+    weft_thread t;
+    S(weft_thread_create(mypool(), nothing, NULL, NULL, &t));
+    S(weft_finalize());
+    return weft_thread_get_state(t, &g_st);
+}
+
+CASE(xstream_after_finalize, WEFT_ERR_HANDLE)
+{
+    start(2);
+    weft_xstream x;
+    S(weft_xstream_get(1, &x));
+    S(weft_finalize());
+    return weft_xstream_get_pools(x, 1, NULL, &g_n);
 }
 
 /* ------------------------------------------------------------------ */

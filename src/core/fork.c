@@ -46,7 +46,7 @@ static struct {
     size_t size;
 } g_fork_stacks[2];
 
-/* Lock order: the global lock, pools, keys, graveyard. Weft itself never
+/* Lock order: the global lock, pools, keys, graveyard, handle memory. Weft itself never
  * holds one of them while it takes another; the pool registry's lock is
  * held around a user pool's pop (finalize adopting orphans), so the locks
  * its code may reach, creating keys or sync objects, come after it. */
@@ -56,10 +56,12 @@ static void fork_prepare(void)
     pools_fork_lock();
     keys_fork_lock();
     mem_fork_lock();
+    handles_fork_lock();
 }
 
 static void fork_parent(void)
 {
+    handles_fork_unlock();
     mem_fork_unlock();
     keys_fork_unlock();
     pools_fork_unlock();
@@ -124,6 +126,7 @@ static void fork_child(void)
     atomic_store_explicit(&weft_g.closing, 0, memory_order_relaxed);
     atomic_store_explicit(&weft_g.initialized, 0, memory_order_release);
     runtime_fork_child();
+    handles_fork_unlock();
     mem_fork_unlock();
     keys_fork_unlock();
     pools_fork_unlock();

@@ -59,7 +59,24 @@ static inline void spin_unlock(_Atomic uint32_t *l)
  * and is at least a cache line long: a handle of the wrong kind passed in
  * is refused by reading those four bytes, never past its object. */
 #define MAX_XSTREAMS 4096 /* live streams at most */
-#define HANDLE_ALIGNED(p) (((uintptr_t)(p) & (CACHE_LINE - 1)) == 0)
+
+/* handle.c: every handle object is carved from one reserved region; a
+ * pointer outside its readable part (NULL, wild, non-canonical, another
+ * allocator's) is refused before anything is read through it. */
+extern _Atomic uintptr_t handle_base WEFT_HIDDEN;
+extern _Atomic size_t handle_lines WEFT_HIDDEN; /* usable bytes of the region / CACHE_LINE */
+WEFT_HIDDEN void *handle_alloc(size_t size, size_t align);
+WEFT_HIDDEN void handles_fork_lock(void);
+WEFT_HIDDEN void handles_fork_unlock(void);
+static inline bool handle_ok(const void *p)
+{
+    /* One comparison for both: rotating the offset by the line size moves
+     * any misalignment into the top bits, past every valid line index. */
+    uintptr_t off = (uintptr_t)p - atomic_load_explicit(&handle_base, memory_order_relaxed);
+    uintptr_t line = off >> 6 | off << (64 - 6);
+    _Static_assert(CACHE_LINE == 64 && sizeof(uintptr_t) == 8, "the rotation assumes 64-byte lines, 64-bit pointers");
+    return line < atomic_load_explicit(&handle_lines, memory_order_acquire);
+}
 
 #define WEFT_MAX_POOLS 16
 #define WEFT_MIN_STACK (16u * 1024u)
@@ -94,7 +111,7 @@ struct weft_xstream_s;
 
 struct weft_unit_s {
     /* --- cache line 0: all that create, dispatch, run, join and free touch --- */
-    _Atomic uint32_t magic;            /* first, in every kind of handle: see HANDLE_ALIGNED */
+    _Atomic uint32_t magic;            /* first, in every kind of handle: see handle_ok */
     _Atomic uint8_t state;             /* READY/RUNNING/BLOCKED; TERMINATED is jw == JW_DONE */
     _Atomic uint8_t join_claimed;      /* enum join_claim */
     uint8_t kind;
@@ -236,7 +253,7 @@ struct stack_cache {
 enum xs_state { XS_CREATED = 0, XS_RUNNING, XS_TERMINATED, XS_FAILED };
 
 struct weft_xstream_s {
-    _Atomic uint32_t magic;         /* first, in every kind of handle: see HANDLE_ALIGNED */
+    _Atomic uint32_t magic;         /* first, in every kind of handle: see handle_ok */
     /* --- hot, owner-only --- */
     struct weft_unit_s *cur;        /* the unit running now */
     struct weft_unit_s *sched_unit; /* the running scheduler's context */
@@ -314,7 +331,7 @@ static inline void unit_set_pool(struct weft_unit_s *u, struct weft_pool_s *p)
 
 static inline int unit_check(struct weft_unit_s *u)
 {
-    if (unlikely(!u || !HANDLE_ALIGNED(u) ||
+    if (unlikely(!handle_ok(u) ||
                  atomic_load_explicit(&u->magic, memory_order_relaxed) != MAGIC_UNIT))
         return WEFT_ERR_HANDLE;
     return WEFT_OK;
@@ -322,7 +339,7 @@ static inline int unit_check(struct weft_unit_s *u)
 
 static inline int pool_check(struct weft_pool_s *p)
 {
-    if (unlikely(!p || !HANDLE_ALIGNED(p) ||
+    if (unlikely(!handle_ok(p) ||
                  atomic_load_explicit(&p->magic, memory_order_relaxed) != MAGIC_POOL))
         return WEFT_ERR_HANDLE;
     return WEFT_OK;
@@ -463,6 +480,7 @@ WEFT_HIDDEN int xs_check(struct weft_xstream_s *xs);
 WEFT_HIDDEN int xs_stop_and_join(struct weft_xstream_s *xs);
 WEFT_HIDDEN struct weft_xstream_s *xs_alloc(void);
 WEFT_HIDDEN void xs_release(struct weft_xstream_s *xs);
+WEFT_HIDDEN void xs_spare(struct weft_xstream_s *xs);
 WEFT_HIDDEN int xs_bind(struct weft_xstream_s *xs, int cpu);
 
 /* unit.c */

@@ -44,7 +44,8 @@ bool fault_hit(void)
     return atomic_fetch_sub(&weft_fault_countdown, 1) == 1;
 }
 
-static struct slab *g_slabs;                /* all slabs, freed at finalize */
+static struct slab *g_slabs;                /* the runtime's slabs */
+static struct slab *g_spare_slabs;          /* slabs of runtimes that ended, for the next; under weft_g.lock */
 static struct unit_cache g_plain;           /* global descriptor list, under weft_g.lock */
 static struct unit_cache g_export;          /* surplus of export slabs, under weft_g.lock */
 
@@ -399,8 +400,10 @@ bool mem_stacks_trim(void)
 /* Under weft_g.lock: a fresh slab owned by `owner` into `into`. */
 static int slab_new(struct unit_cache *into, struct weft_xstream_s *owner, bool exported)
 {
-    struct slab *s = sys_aligned_alloc(SLAB_ALIGN, SLAB_ALIGN);
-    if (!s) return WEFT_ERR_NOMEM;
+    /* Handle memory (handle.c): never unmapped, reused across runtimes. */
+    struct slab *s = g_spare_slabs;
+    if (s) g_spare_slabs = s->next;
+    else if (!(s = handle_alloc(SLAB_ALIGN, SLAB_ALIGN))) return WEFT_ERR_NOMEM;
     memset(s, 0, sizeof *s);
     s->owner = (uintptr_t)owner | (owner && exported ? SLAB_EXPORTED : 0);
     s->next = g_slabs;
@@ -574,7 +577,7 @@ void *obj_alloc(int kind, size_t size)
     pthread_mutex_lock(&g_retired_lock);
     if ((o = g_retired[kind])) g_retired[kind] = *retired_link(o);
     pthread_mutex_unlock(&g_retired_lock);
-    return o ? o : sys_aligned_alloc(CACHE_LINE, size);
+    return o ? o : handle_alloc(size, CACHE_LINE);
 }
 
 void obj_retire(int kind, void *obj)
@@ -585,7 +588,8 @@ void obj_retire(int kind, void *obj)
     pthread_mutex_unlock(&g_retired_lock);
 }
 
-/* Release every stack and slab. All streams are gone. */
+/* Release every stack; keep the slabs, every descriptor dead, for the
+ * next runtime (a stale handle still reads "dead"). All streams are gone. */
 void mem_finalize(void)
 {
     void *m;
@@ -594,13 +598,17 @@ void mem_finalize(void)
             struct weft_unit_s *u = &s->units[i];
             if (u->stack_map) stack_unmap(u->stack_map, u->stack_size, u->stack_carved, u->vg_stack_id, u->tsan_fiber);
             u->stack_map = u->tsan_fiber = NULL;
+            atomic_store_explicit(&u->magic, MAGIC_DEAD, memory_order_relaxed);
         }
     while ((m = stack_cache_pop(&g_stacks))) stack_unmap_cached(m, weft_g.stack_size);
+    pthread_mutex_lock(&weft_g.lock);
     while (g_slabs) {
         struct slab *n = g_slabs->next;
-        free(g_slabs);
+        g_slabs->next = g_spare_slabs;
+        g_spare_slabs = g_slabs;
         g_slabs = n;
     }
+    pthread_mutex_unlock(&weft_g.lock);
     chunks_release();
     g_plain = (struct unit_cache){0};
     g_export = (struct unit_cache){0};

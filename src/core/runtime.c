@@ -347,7 +347,7 @@ static void release_everything(void)
     mem_finalize(); /* every descriptor and stack, the main ULT's included */
     while (weft_g.dead_streams) {
         struct weft_xstream_s *n = weft_g.dead_streams->dead_next;
-        free(weft_g.dead_streams);
+        xs_spare(weft_g.dead_streams);
         weft_g.dead_streams = n;
     }
     free(weft_g.streams);

@@ -16,7 +16,7 @@
 
 int sched_check(struct weft_sched_s *s)
 {
-    if (!s || !HANDLE_ALIGNED(s) || atomic_load_explicit(&s->magic, memory_order_relaxed) != MAGIC_SCHED)
+    if (!handle_ok(s) || atomic_load_explicit(&s->magic, memory_order_relaxed) != MAGIC_SCHED)
         return WEFT_ERR_HANDLE;
     return WEFT_OK;
 }

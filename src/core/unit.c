@@ -732,7 +732,7 @@ static __attribute__((noinline)) int yield_to_slow(struct weft_unit_s *target)
 int weft_yield_to(weft_thread target)
 {
     struct weft_xstream_s *xs = weft_tls_xs;
-    if (likely(xs && target && HANDLE_ALIGNED(target) &&
+    if (likely(xs && handle_ok(target) &&
                atomic_load_explicit(&target->magic, memory_order_relaxed) == MAGIC_UNIT)) {
         struct weft_unit_s *self = xs->cur;
         /* Tested in this order: another stream's unit or pool is only read

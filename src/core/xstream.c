@@ -94,14 +94,30 @@ void idle_backoff(unsigned *idle)
 
 int xs_check(struct weft_xstream_s *xs)
 {
-    if (!xs || !HANDLE_ALIGNED(xs) || atomic_load_explicit(&xs->magic, memory_order_relaxed) != MAGIC_XS) return WEFT_ERR_HANDLE;
+    if (!handle_ok(xs) || atomic_load_explicit(&xs->magic, memory_order_relaxed) != MAGIC_XS) return WEFT_ERR_HANDLE;
     return WEFT_OK;
+}
+
+/* Streams of runtimes that ended (and failed creations), for reuse: their
+ * memory is handle memory (handle.c), never given back. */
+static struct weft_xstream_s *g_spare_streams; /* under weft_g.lock, linked by dead_next */
+
+void xs_spare(struct weft_xstream_s *xs)
+{
+    atomic_store(&xs->magic, MAGIC_DEAD);
+    pthread_mutex_lock(&weft_g.lock);
+    xs->dead_next = g_spare_streams;
+    g_spare_streams = xs;
+    pthread_mutex_unlock(&weft_g.lock);
 }
 
 struct weft_xstream_s *xs_alloc(void)
 {
-    struct weft_xstream_s *xs = sys_aligned_alloc(CACHE_LINE, sizeof *xs);
-    if (!xs) return NULL;
+    pthread_mutex_lock(&weft_g.lock);
+    struct weft_xstream_s *xs = g_spare_streams;
+    if (xs) g_spare_streams = xs->dead_next;
+    pthread_mutex_unlock(&weft_g.lock);
+    if (!xs && !(xs = handle_alloc(sizeof *xs, CACHE_LINE))) return NULL;
     memset(xs, 0, sizeof *xs);
     xs->cpu = -1;
     xs->rank = -1;
@@ -316,8 +332,7 @@ static int xs_create(weft_sched sched, weft_xstream *out)
 fail_sched:
     sched_detach(sched);
 fail_xs:
-    atomic_store(&xs->magic, MAGIC_DEAD);
-    free(xs);
+    xs_spare(xs);
     return rc;
 }
 

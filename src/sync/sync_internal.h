@@ -12,7 +12,7 @@
  * magic (obj_retire keeps the memory) so stale handles are caught. */
 static inline int sync_check(const void *obj, uint32_t magic)
 {
-    if (!obj || !HANDLE_ALIGNED(obj) ||
+    if (!handle_ok(obj) ||
         atomic_load_explicit((_Atomic uint32_t *)obj, memory_order_relaxed) != magic)
         return WEFT_ERR_HANDLE;
     return WEFT_OK;

@@ -1,0 +1,123 @@
+/* Handle memory: every object a public handle points at (unit descriptors,
+ * streams, pools, schedulers, synchronisation objects, keys) lives in one
+ * region of address space that weft reserves once per process. A handle
+ * check first asks whether the pointer falls in the part of that region
+ * already made readable, one subtraction and one comparison, and only then
+ * reads the object's magic word: a pointer weft never handed out (NULL
+ * plus a little, a non-canonical address, a heap or stack address, a
+ * freed handle of another library) is refused without being dereferenced.
+ *
+ * The region is reserved inaccessible (PROT_NONE, no swap reserved) and
+ * made readable and writable from its start as objects are carved from it
+ * (a bump pointer under a lock); nothing in it is ever unmapped, so a stale
+ * handle, even after weft_finalize(), reads memory that says "dead".
+ * Objects are reused by kind (the graveyard in mem.c, spare slabs and
+ * streams), so the region grows to the most objects alive at once.
+ *
+ * Its size: HANDLE_RESERVE, or a sixteenth of RLIMIT_AS when that is lower,
+ * halved until the kernel grants it. Memory is charged as it is made
+ * writable (the reservation is not MAP_NORESERVE: a strict overcommit
+ * policy refuses the mprotect), and a commit that would take the process
+ * past RLIMIT_AS, counting the usable part as if mapped beside the
+ * reservation, is refused as a plain allocation would be. An exhausted region, or a refused commit,
+ * is WEFT_ERR_NOMEM for the creation that needed it. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "sys.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
+
+#define HANDLE_RESERVE ((size_t)16 << 30)
+#define HANDLE_MIN ((size_t)16 << 20)
+#define COMMIT_STEP ((size_t)1 << 20)
+
+_Atomic uintptr_t handle_base WEFT_HIDDEN;
+_Atomic size_t handle_lines WEFT_HIDDEN;
+static size_t g_committed; /* under g_lock */
+
+static size_t g_reserved;
+static size_t g_used; /* under g_lock */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void region_reserve(void)
+{
+    size_t size = HANDLE_RESERVE;
+    struct rlimit r;
+    if (getrlimit(RLIMIT_AS, &r) == 0 && r.rlim_cur != RLIM_INFINITY && r.rlim_cur / 16 < size)
+        size = (size_t)r.rlim_cur / 16;
+    size &= ~(COMMIT_STEP - 1);
+    for (; size >= HANDLE_MIN; size /= 2) {
+        void *m = sys_mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) continue;
+#if defined(__SANITIZE_ADDRESS__)
+        /* Objects here point at heap memory (an eventual's value, a pool's
+         * ring): the leak checker must scan them. */
+        __lsan_register_root_region(m, size);
+#endif
+        g_reserved = size;
+        atomic_store_explicit(&handle_base, (uintptr_t)m, memory_order_release);
+        return;
+    }
+}
+
+/* Would the usable part of the region grow by `add` bytes past RLIMIT_AS,
+ * were that part mappings of its own beside the reservation? (The
+ * reservation counts whole in the process's size, so a limit set after it,
+ * "what we use now plus so much", binds as the program meant.) */
+static bool commit_over_limit(size_t committed, size_t add)
+{
+    struct rlimit r;
+    if (getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return false;
+    char buf[64];
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return false;
+    buf[n] = 0;
+    size_t vm = (size_t)strtoull(buf, NULL, 10) * (size_t)sysconf(_SC_PAGESIZE);
+    return vm + committed + add > (size_t)r.rlim_cur;
+}
+
+void *handle_alloc(size_t size, size_t align)
+{
+    pthread_once(&g_once, region_reserve);
+    char *base = (char *)atomic_load_explicit(&handle_base, memory_order_acquire);
+    if (!base || fault_inject()) return NULL;
+    pthread_mutex_lock(&g_lock);
+    size_t at = (g_used + align - 1) & ~(align - 1);
+    if (at + size < at || at + size > g_reserved) {
+        pthread_mutex_unlock(&g_lock);
+        return NULL;
+    }
+    size_t committed = g_committed;
+    if (at + size > committed) {
+        size_t want = (at + size + COMMIT_STEP - 1) & ~(COMMIT_STEP - 1);
+        if (want > g_reserved) want = g_reserved;
+        if (commit_over_limit(committed, want - committed) ||
+            mprotect(base + committed, want - committed, PROT_READ | PROT_WRITE) != 0) {
+            pthread_mutex_unlock(&g_lock);
+            return NULL;
+        }
+        /* Release: a thread that sees the new size may read what is there. */
+        g_committed = want;
+        atomic_store_explicit(&handle_lines, want / CACHE_LINE, memory_order_release);
+    }
+    g_used = at + size;
+    pthread_mutex_unlock(&g_lock);
+    return base + at;
+}
+
+/* fork.c: the child finds the lock free and the bump pointer whole. */
+void handles_fork_lock(void) { pthread_mutex_lock(&g_lock); }
+void handles_fork_unlock(void) { pthread_mutex_unlock(&g_lock); }
