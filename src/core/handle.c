@@ -95,7 +95,9 @@ void *handle_alloc(size_t size, size_t align)
     char *base = (char *)atomic_load_explicit(&handle_base, memory_order_acquire);
     if (!base || fault_inject()) return NULL;
     pthread_mutex_lock(&g_lock);
-    size_t at = (g_used + align - 1) & ~(align - 1);
+    /* Aligned as an address, not as an offset: slabs find themselves by
+     * masking a descriptor's address (mem_cache.h, slab_of). */
+    size_t at = (((uintptr_t)base + g_used + align - 1) & ~(uintptr_t)(align - 1)) - (uintptr_t)base;
     if (at + size < at || at + size > g_reserved) {
         pthread_mutex_unlock(&g_lock);
         return NULL;
