@@ -27,6 +27,12 @@
 extern "C" {
 #endif
 
+/* Marks the functions of the public API: the only symbols libweft.so
+ * exports (everything else is built hidden). */
+#ifndef WEFT_API
+#define WEFT_API __attribute__((visibility("default")))
+#endif
+
 #define WEFT_VERSION_MAJOR 0
 #define WEFT_VERSION_MINOR 1
 
@@ -61,7 +67,7 @@ enum {
 };
 
 /* A static string naming the error `err`. Never NULL. Any context. */
-const char *weft_strerror(int err);
+WEFT_API const char *weft_strerror(int err);
 
 /* ------------------------------------------------------------------ */
 /* Handles (opaque)                                                    */
@@ -178,7 +184,7 @@ typedef struct weft_config {
  *   WEFT_STACK_GUARD   guard below each ULT stack, bytes, K or M suffix (default 256K, 0: none)
  *   WEFT_SCHED_STACK_SIZE  scheduler (and tasklet) stack of each stream, bytes, K or M (default 1M)
  * Errors: WEFT_ERR_INVALID (NULL cfg or a malformed variable). Any context. */
-int weft_config_init(weft_config *cfg);
+WEFT_API int weft_config_init(weft_config *cfg);
 
 /* Start the runtime. The calling OS thread becomes the primary stream and
  * continues as the main ULT. cfg NULL means weft_config_init() defaults.
@@ -186,7 +192,7 @@ int weft_config_init(weft_config *cfg);
  * over one pool of its own.
  * Errors: WEFT_ERR_INIT, WEFT_ERR_INVALID, WEFT_ERR_NOMEM, WEFT_ERR_SYS.
  * Context: thread. */
-int weft_init(const weft_config *cfg);
+WEFT_API int weft_init(const weft_config *cfg);
 
 /* Run every remaining work unit, stop and join all other streams, release
  * the runtime's stacks. Handles become invalid (a stale one is refused
@@ -201,10 +207,10 @@ int weft_init(const weft_config *cfg);
  * returns, then starts a runtime of its own.
  * Errors: WEFT_ERR_UNINIT; WEFT_ERR_PRIMARY unless called from the main ULT.
  * Context: the main ULT. */
-int weft_finalize(void);
+WEFT_API int weft_finalize(void);
 
 /* 1 between weft_init() and weft_finalize(), else 0. Any context. */
-int weft_initialized(void);
+WEFT_API int weft_initialized(void);
 
 /* fork(). Only the thread that calls fork() runs in the child, so weft
  * gives up the parent's runtime there and the child starts uninitialised:
@@ -244,11 +250,11 @@ int weft_initialized(void);
  * next push.
  * Errors: WEFT_ERR_INVALID (unknown policy, spin_us out of 0..WEFT_MAX_SPIN_US).
  * Context: any. */
-int weft_set_wait_policy(weft_wait_policy policy, long spin_us);
+WEFT_API int weft_set_wait_policy(weft_wait_policy policy, long spin_us);
 
 /* Nanoseconds on the monotonic clock: the clock of timed waits' deadlines.
  * Never fails. Context: any. */
-uint64_t weft_time_ns(void);
+WEFT_API uint64_t weft_time_ns(void);
 
 /* ------------------------------------------------------------------ */
 /* Execution streams                                                   */
@@ -261,7 +267,7 @@ uint64_t weft_time_ns(void);
  * of sched belongs to another stream), WEFT_ERR_NOMEM, WEFT_ERR_SYS,
  * WEFT_ERR_STATE (a plain thread, while weft_finalize() runs).
  * Context: any. */
-int weft_xstream_create(weft_sched sched, weft_xstream *out);
+WEFT_API int weft_xstream_create(weft_sched sched, weft_xstream *out);
 
 /* Ask the stream to stop once its pools are empty and no unit of its pools is
  * blocked, and wait until it has. A ULT caller yields while it waits (its own
@@ -269,39 +275,39 @@ int weft_xstream_create(weft_sched sched, weft_xstream *out);
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_PRIMARY (the primary stream),
  * WEFT_ERR_CROSS_STREAM (the caller runs on that stream).
  * Context: ULT, thread. */
-int weft_xstream_join(weft_xstream xs);
+WEFT_API int weft_xstream_join(weft_xstream xs);
 
 /* Join (if not yet joined) and free the stream; *xs becomes NULL.
  * Errors: as weft_xstream_join(), WEFT_ERR_INVALID (NULL pointer).
  * Context: ULT, thread. */
-int weft_xstream_free(weft_xstream *xs);
+WEFT_API int weft_xstream_free(weft_xstream *xs);
 
 /* The stream the caller runs on. Errors: WEFT_ERR_NOT_WEFT, WEFT_ERR_INVALID.
  * Context: ULT, tasklet. */
-int weft_xstream_self(weft_xstream *out);
+WEFT_API int weft_xstream_self(weft_xstream *out);
 
 /* The rank of a stream (the primary is 0; ranks are reused after free).
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
-int weft_xstream_rank(weft_xstream xs, int *rank);
+WEFT_API int weft_xstream_rank(weft_xstream xs, int *rank);
 
 /* The number of live streams, including the primary.
  * Errors: WEFT_ERR_UNINIT, WEFT_ERR_INVALID. Context: any. */
-int weft_xstream_count(int *n);
+WEFT_API int weft_xstream_count(int *n);
 
 /* The live stream of rank `rank`.
  * Errors: WEFT_ERR_UNINIT, WEFT_ERR_INVALID (no such rank). Context: any. */
-int weft_xstream_get(int rank, weft_xstream *out);
+WEFT_API int weft_xstream_get(int rank, weft_xstream *out);
 
 /* Bind the stream's OS thread to logical CPU `cpu` (the OS numbering), or
  * unbind it with cpu = -1 (any CPU weft was given).
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (no such CPU, or one outside
  * the mask weft_init() was called with), WEFT_ERR_SYS.
  * Context: any. */
-int weft_xstream_set_cpubind(weft_xstream xs, int cpu);
+WEFT_API int weft_xstream_set_cpubind(weft_xstream xs, int cpu);
 
 /* The CPU the stream is bound to, or -1 when unbound.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
-int weft_xstream_get_cpubind(weft_xstream xs, int *cpu);
+WEFT_API int weft_xstream_get_cpubind(weft_xstream xs, int *cpu);
 
 /* Replace the main scheduler of `xs`. The old scheduler's pools that the new
  * one lacks must be empty with no blocked units. If the caller's pool is not
@@ -315,18 +321,18 @@ int weft_xstream_get_cpubind(weft_xstream xs, int *cpu);
  * running stream: replace a stream's scheduler from that stream),
  * WEFT_ERR_STATE (a stacked scheduler runs on xs now),
  * WEFT_ERR_SCHED_BLOCKS (called by a scheduler). Context: ULT on xs. */
-int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched);
+WEFT_API int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched);
 
 /* The stream's main scheduler (the one weft_init or weft_xstream_create
  * gave it, or the last weft_xstream_set_main_sched). Keep it to put it back
  * later: a runtime-made scheduler lives until weft_finalize().
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (NULL out). Context: any (during
  * a replacement, the old or the new one). */
-int weft_xstream_get_main_sched(weft_xstream xs, weft_sched *out);
+WEFT_API int weft_xstream_get_main_sched(weft_xstream xs, weft_sched *out);
 
 /* Up to `max` pools of the stream's main scheduler, in order; *n gets the
  * total. Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
-int weft_xstream_get_pools(weft_xstream xs, int max, weft_pool *pools, int *n);
+WEFT_API int weft_xstream_get_pools(weft_xstream xs, int max, weft_pool *pools, int *n);
 
 /* ------------------------------------------------------------------ */
 /* Pools                                                               */
@@ -337,7 +343,7 @@ int weft_xstream_get_pools(weft_xstream xs, int max, weft_pool *pools, int *n);
  * pool or deque belongs to the stream whose scheduler lists it first.
  * Errors: WEFT_ERR_INVALID (unknown kind or access, a deque that is not SPMC
  * or MPMC), WEFT_ERR_NOMEM. Context: any. */
-int weft_pool_create(weft_pool_kind kind, weft_pool_access access, weft_pool *out);
+WEFT_API int weft_pool_create(weft_pool_kind kind, weft_pool_access access, weft_pool *out);
 
 /* A user-defined pool: weft calls these to hold ready units. For an MPMC
  * pool weft calls them under the pool's lock; a private pool's run on its
@@ -383,44 +389,44 @@ typedef struct weft_pool_ops {
 /* Create a pool run by `ops` over `state` (both kept by reference).
  * Errors: WEFT_ERR_INVALID (NULL ops, push or pop; bad access), WEFT_ERR_NOMEM,
  * or what ops->init returned. Context: any. */
-int weft_pool_create_user(const weft_pool_ops *ops, void *state, weft_pool_access access, weft_pool *out);
+WEFT_API int weft_pool_create_user(const weft_pool_ops *ops, void *state, weft_pool_access access, weft_pool *out);
 
 /* Two words of storage in each unit for the pool that holds it (a user
  * pool links units through them). Valid while the unit is in the pool.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
-int weft_thread_pool_data(weft_thread unit, void ***data);
+WEFT_API int weft_thread_pool_data(weft_thread unit, void ***data);
 
 /* The argument the unit was created with.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
-int weft_thread_get_arg(weft_thread unit, void **arg);
+WEFT_API int weft_thread_get_arg(weft_thread unit, void **arg);
 
 /* Free an empty pool that no scheduler lists; *pool becomes NULL.
  * Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE (also: freed meanwhile by
  * another thread), WEFT_ERR_BUSY (created by the runtime, listed by a
  * scheduler, used or not, or holding ready or blocked units). Context: any. */
-int weft_pool_free(weft_pool *pool);
+WEFT_API int weft_pool_free(weft_pool *pool);
 
 /* Number of ready units in the pool (blocked ones are not counted; a user
  * pool with a size op answers for itself).
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID, WEFT_ERR_POOL_ACCESS. Context: any. */
-int weft_pool_size(weft_pool pool, size_t *n);
+WEFT_API int weft_pool_size(weft_pool pool, size_t *n);
 
 /* *empty = 1 when the pool holds no ready unit.
  * Errors: as weft_pool_size(). Context: any. */
-int weft_pool_is_empty(weft_pool pool, int *empty);
+WEFT_API int weft_pool_is_empty(weft_pool pool, int *empty);
 
 /* Put a ready unit that is in no pool (one obtained from weft_pool_pop) into
  * `pool`; the unit's home pool becomes `pool`. Any pool, from anywhere.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_STATE (unit is running, blocked,
  * finished, or already in a pool). Context: any. */
-int weft_pool_push(weft_pool pool, weft_thread unit);
+WEFT_API int weft_pool_push(weft_pool pool, weft_thread unit);
 
 /* Take the next ready unit out of the pool; *unit is WEFT_THREAD_NULL when
  * the pool is empty. The caller now holds the unit and must push it to a
  * pool for it to run.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID, WEFT_ERR_POOL_ACCESS.
  * Context: any. */
-int weft_pool_pop(weft_pool pool, weft_thread *unit);
+WEFT_API int weft_pool_pop(weft_pool pool, weft_thread *unit);
 
 /* Take up to `max` ready units out of the pool into units[]; *n says how
  * many (0 when it is empty). One lock round for a locked pool, one
@@ -428,7 +434,7 @@ int weft_pool_pop(weft_pool pool, weft_thread *unit);
  * after weft_pool_pop().
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (max < 0, NULL array or n),
  * WEFT_ERR_POOL_ACCESS. Context: any. */
-int weft_pool_pop_many(weft_pool pool, int max, weft_thread *units, int *n);
+WEFT_API int weft_pool_pop_many(weft_pool pool, int max, weft_thread *units, int *n);
 
 /* weft_pool_pop(), waiting up to `timeout_ns` nanoseconds for a unit to be
  * pushed (0: do not wait; UINT64_MAX: no limit). *unit is WEFT_THREAD_NULL
@@ -439,7 +445,7 @@ int weft_pool_pop_many(weft_pool pool, int max, weft_thread *units, int *n);
  * back is left to wait its own way when the caller is not a ULT.
  * Errors: as weft_pool_pop(); WEFT_ERR_TASKLET_BLOCKS from a tasklet with a
  * timeout other than 0. Context: ULT, scheduler, thread; tasklet with 0. */
-int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit);
+WEFT_API int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit);
 
 /* ------------------------------------------------------------------ */
 /* Schedulers                                                          */
@@ -453,17 +459,17 @@ int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit);
 
 /* Basic: takes from its pools in turn, starting after the pool that gave the
  * last unit, so that no pool starves. */
-int weft_sched_create_basic(int npools, const weft_pool *pools, weft_sched *out);
+WEFT_API int weft_sched_create_basic(int npools, const weft_pool *pools, weft_sched *out);
 
 /* Priority: pools[0] first, pools[1] only when pools[0] is empty, and so on. */
-int weft_sched_create_prio(int npools, const weft_pool *pools, weft_sched *out);
+WEFT_API int weft_sched_create_prio(int npools, const weft_pool *pools, weft_sched *out);
 
 /* Random work stealing: it runs units of pools[0] (the stream's own) first;
  * when that is empty it takes from the other pools, starting at a random one.
  * Pools other streams steal from must be shared (a private pool serves one
  * scheduler only). Stolen units keep their home pool: a yield sends them
  * back there. */
-int weft_sched_create_randws(int npools, const weft_pool *pools, weft_sched *out);
+WEFT_API int weft_sched_create_randws(int npools, const weft_pool *pools, weft_sched *out);
 
 /* A user-defined scheduler. `run` is its loop: it takes units from its pools
  * (weft_pool_pop), runs each with weft_sched_run_unit(), calls
@@ -490,16 +496,16 @@ typedef struct weft_sched_ops {
  * `data` (kept by reference, see weft_sched_get_data).
  * Errors: WEFT_ERR_INVALID (NULL ops or run, bad pools), WEFT_ERR_HANDLE,
  * WEFT_ERR_NOMEM, or the code init returned. Context: any. */
-int weft_sched_create(const weft_sched_ops *ops, int npools, const weft_pool *pools, void *data,
+WEFT_API int weft_sched_create(const weft_sched_ops *ops, int npools, const weft_pool *pools, void *data,
                       weft_sched *out);
 
 /* The data given to weft_sched_create() (NULL for a built-in scheduler).
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
-int weft_sched_get_data(weft_sched sched, void **data);
+WEFT_API int weft_sched_get_data(weft_sched sched, void **data);
 
 /* Up to `max` of the scheduler's pools, in order; *n gets their number.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
-int weft_sched_get_pools(weft_sched sched, int max, weft_pool *pools, int *n);
+WEFT_API int weft_sched_get_pools(weft_sched sched, int max, weft_pool *pools, int *n);
 
 /* Run `unit`, taken by the scheduler from `pool` with weft_pool_pop(), on
  * the scheduler's stream; returns when the unit yields, blocks or ends.
@@ -508,7 +514,7 @@ int weft_sched_get_pools(weft_sched sched, int max, weft_pool *pools, int *n);
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_STATE (unit in a pool, running, ended),
  * WEFT_ERR_CROSS_STREAM (the caller is not this scheduler's context).
  * Context: the scheduler's run function. */
-int weft_sched_run_unit(weft_sched sched, weft_thread unit, weft_pool pool);
+WEFT_API int weft_sched_run_unit(weft_sched sched, weft_thread unit, weft_pool pool);
 
 /* *stop = 1 when the run function must return: the stream is stopping and
  * nothing is left, the scheduler was replaced as the main scheduler, or,
@@ -516,14 +522,14 @@ int weft_sched_run_unit(weft_sched sched, weft_thread unit, weft_pool pool);
  * blocked unit. Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID,
  * WEFT_ERR_CROSS_STREAM (not called from the scheduler's context).
  * Context: the scheduler's run function. */
-int weft_sched_has_to_stop(weft_sched sched, int *stop);
+WEFT_API int weft_sched_has_to_stop(weft_sched sched, int *stop);
 
 /* Housekeeping a scheduler owes the runtime every few units: move units that
  * other streams sent to this stream into place, run units that must run
  * here, and, when stacked, give the scheduler below a turn (this returns when
  * this scheduler runs again). Errors: WEFT_ERR_HANDLE,
  * WEFT_ERR_CROSS_STREAM. Context: the scheduler's run function. */
-int weft_sched_check_events(weft_sched sched);
+WEFT_API int weft_sched_check_events(weft_sched sched);
 
 /* For a user-defined scheduler that found nothing to run: one idle turn as
  * the built-in ones take it, per the wait policy: spin, yield the core, or
@@ -533,7 +539,7 @@ int weft_sched_check_events(weft_sched sched);
  * scheduler below. Call it in a loop with weft_sched_has_to_stop.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_CROSS_STREAM.
  * Context: the scheduler's run function. */
-int weft_sched_idle(weft_sched sched);
+WEFT_API int weft_sched_idle(weft_sched sched);
 
 /* Stack `sched` on `pool`: it becomes a unit of the pool and, when the
  * scheduler serving the pool picks it, runs on that stream (and stays
@@ -546,22 +552,22 @@ int weft_sched_idle(weft_sched sched);
  * own), WEFT_ERR_BUSY (sched in use or stacked already), WEFT_ERR_POOL_ACCESS
  * (one of its private pools is used by another scheduler), WEFT_ERR_NOMEM.
  * Context: any. */
-int weft_pool_add_sched(weft_pool pool, weft_sched sched);
+WEFT_API int weft_pool_add_sched(weft_pool pool, weft_sched sched);
 
 /* automatic = 0: a stacked scheduler keeps running (and yielding to the one
  * below when idle) until weft_sched_finish(); 1 (default): it stops when it
  * runs out of work. Must be finished before weft_finalize().
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
-int weft_sched_set_automatic(weft_sched sched, int automatic);
+WEFT_API int weft_sched_set_automatic(weft_sched sched, int automatic);
 
 /* Ask a stacked scheduler to stop once its pools are empty and none of its
  * units is blocked. Errors: WEFT_ERR_HANDLE. Context: any. */
-int weft_sched_finish(weft_sched sched);
+WEFT_API int weft_sched_finish(weft_sched sched);
 
 /* Free a scheduler that no stream uses; *sched becomes NULL. Its pools are
  * not freed. Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY.
  * Context: any. */
-int weft_sched_free(weft_sched *sched);
+WEFT_API int weft_sched_free(weft_sched *sched);
 
 /* ------------------------------------------------------------------ */
 /* Work units: ULTs and tasklets                                       */
@@ -574,7 +580,7 @@ typedef struct weft_thread_attr {
 } weft_thread_attr;
 
 /* Set `attr` to the defaults. Errors: WEFT_ERR_INVALID. Context: any. */
-int weft_thread_attr_init(weft_thread_attr *attr);
+WEFT_API int weft_thread_attr_init(weft_thread_attr *attr);
 
 /* Create a ULT running fn(arg) and push it into `pool` (help-first: the
  * caller continues). attr NULL means defaults. out NULL creates a detached
@@ -582,19 +588,19 @@ int weft_thread_attr_init(weft_thread_attr *attr);
  * Errors: WEFT_ERR_UNINIT, WEFT_ERR_INVALID (NULL fn, bad stack size),
  * WEFT_ERR_HANDLE (pool), WEFT_ERR_NOMEM, WEFT_ERR_STATE (a plain thread,
  * while weft_finalize() runs: see there). Context: any. */
-int weft_thread_create(weft_pool pool, void (*fn)(void *), void *arg,
+WEFT_API int weft_thread_create(weft_pool pool, void (*fn)(void *), void *arg,
                        const weft_thread_attr *attr, weft_thread *out);
 
 /* As weft_thread_create(), into the first pool of stream xs's scheduler. */
-int weft_thread_create_to(weft_xstream xs, void (*fn)(void *), void *arg,
+WEFT_API int weft_thread_create_to(weft_xstream xs, void (*fn)(void *), void *arg,
                           const weft_thread_attr *attr, weft_thread *out);
 
 /* Create a tasklet running fn(arg) and push it into `pool`. out NULL:
  * detached. Errors: as weft_thread_create(). Context: any. */
-int weft_tasklet_create(weft_pool pool, void (*fn)(void *), void *arg, weft_thread *out);
+WEFT_API int weft_tasklet_create(weft_pool pool, void (*fn)(void *), void *arg, weft_thread *out);
 
 /* As weft_tasklet_create(), into the first pool of stream xs's scheduler. */
-int weft_tasklet_create_to(weft_xstream xs, void (*fn)(void *), void *arg, weft_thread *out);
+WEFT_API int weft_tasklet_create_to(weft_xstream xs, void (*fn)(void *), void *arg, weft_thread *out);
 
 /* Work-first creation: create a ULT and run it at once on the caller's
  * stream; the caller goes back to its pool and continues when its scheduler
@@ -602,7 +608,7 @@ int weft_tasklet_create_to(weft_xstream xs, void (*fn)(void *), void *arg, weft_
  * is the caller's. out NULL: detached.
  * Errors: WEFT_ERR_NOT_WEFT, WEFT_ERR_TASKLET_BLOCKS, WEFT_ERR_SCHED_BLOCKS,
  * WEFT_ERR_INVALID (NULL fn, bad stack size), WEFT_ERR_NOMEM. Context: ULT. */
-int weft_thread_create_first(void (*fn)(void *), void *arg, const weft_thread_attr *attr, weft_thread *out);
+WEFT_API int weft_thread_create_first(void (*fn)(void *), void *arg, const weft_thread_attr *attr, weft_thread *out);
 
 /* Reuse the descriptor of an ended unit (joined or not, not freed): it
  * becomes a ready unit of the same kind running fn(arg) in `pool`, with the
@@ -610,7 +616,7 @@ int weft_thread_create_first(void (*fn)(void *), void *arg, const weft_thread_at
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (NULL fn), WEFT_ERR_STATE (not
  * ended, detached, or the main ULT; from a plain thread, while
  * weft_finalize() runs). Context: any. */
-int weft_thread_revive(weft_pool pool, void (*fn)(void *), void *arg, weft_thread unit);
+WEFT_API int weft_thread_revive(weft_pool pool, void (*fn)(void *), void *arg, weft_thread unit);
 
 /* Move `unit` to `pool`: the caller itself (it continues on a stream that
  * serves `pool`), or a unit waiting in a pool the caller may take from. Safe
@@ -620,21 +626,21 @@ int weft_thread_revive(weft_pool pool, void (*fn)(void *), void *arg, weft_threa
  * ULT); WEFT_ERR_POOL_ACCESS (waiting in another stream's private pool);
  * WEFT_ERR_TASKLET_BLOCKS (a tasklet moving itself).
  * Context: ULT for itself; any for a waiting unit. */
-int weft_thread_migrate(weft_thread unit, weft_pool pool);
+WEFT_API int weft_thread_migrate(weft_thread unit, weft_pool pool);
 
 /* As weft_thread_migrate(), to the first pool of stream xs's scheduler. */
-int weft_thread_migrate_to_xstream(weft_thread unit, weft_xstream xs);
+WEFT_API int weft_thread_migrate_to_xstream(weft_thread unit, weft_xstream xs);
 
 /* Join `n` units. With the basic scheduler, joining units that wait on the
  * caller's stream costs about n+1 context switches: each ending unit passes
  * the stream straight to the next one. All handles are checked before any is
  * joined. Errors: WEFT_ERR_INVALID (n < 0, NULL array), as weft_thread_join()
  * for each unit. Context: as weft_thread_join(). */
-int weft_thread_join_many(int n, const weft_thread *units);
+WEFT_API int weft_thread_join_many(int n, const weft_thread *units);
 
 /* Join and release `n` units; each units[i] becomes NULL.
  * Errors: as weft_thread_join_many(). Context: as weft_thread_join(). */
-int weft_thread_free_many(int n, weft_thread *units);
+WEFT_API int weft_thread_free_many(int n, weft_thread *units);
 
 /* Wait until `unit` has finished. A ULT caller is suspended and its stream
  * runs other work; a plain thread blocks on a futex. A unit is joined once.
@@ -650,7 +656,7 @@ int weft_thread_free_many(int n, weft_thread *units);
  * WEFT_ERR_TASKLET_BLOCKS (caller is a tasklet and the unit has not ended),
  * WEFT_ERR_SCHED_BLOCKS (caller is a scheduler and the unit has not ended).
  * Context: ULT, thread; tasklet only for a unit that has already ended. */
-int weft_thread_join(weft_thread unit);
+WEFT_API int weft_thread_join(weft_thread unit);
 
 /* Join `*unit` if not yet joined, release it; *unit becomes NULL. Of
  * several threads freeing (or joining) the same unit at once exactly one
@@ -659,14 +665,14 @@ int weft_thread_join(weft_thread unit);
  * weft_thread_join() for its errors.
  * Errors: WEFT_ERR_INVALID (NULL pointer), as weft_thread_join().
  * Context: as weft_thread_join(). */
-int weft_thread_free(weft_thread *unit);
+WEFT_API int weft_thread_free(weft_thread *unit);
 
 /* Give the stream to its scheduler; the caller goes back to its pool and
  * runs again when the scheduler picks it. From a plain thread: sched_yield().
  * From a stacked scheduler's context: the scheduler below gets a turn; from
  * a main scheduler's context: nothing.
  * Errors: WEFT_ERR_TASKLET_BLOCKS. Context: ULT, thread. */
-int weft_yield(void);
+WEFT_API int weft_yield(void);
 
 /* Switch straight to `target`, a ready unit waiting in a pool of the
  * caller's stream, without going through the scheduler; the caller goes
@@ -678,19 +684,19 @@ int weft_yield(void);
  * stream's scheduler), WEFT_ERR_NOMEM (the target is a ULT that can get no
  * stack now: it waits for one, as if picked, and the caller goes on).
  * Context: ULT. */
-int weft_yield_to(weft_thread target);
+WEFT_API int weft_yield_to(weft_thread target);
 
 /* The running unit. Errors: WEFT_ERR_NOT_WEFT, WEFT_ERR_INVALID.
  * Context: ULT, tasklet. */
-int weft_self(weft_thread *out);
+WEFT_API int weft_self(weft_thread *out);
 
 /* A unique, never reused id of the unit (the main ULT is 0).
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
-int weft_thread_id(weft_thread unit, uint64_t *id);
+WEFT_API int weft_thread_id(weft_thread unit, uint64_t *id);
 
 /* *is_tasklet = 1 for a tasklet, 0 for a ULT.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
-int weft_thread_is_tasklet(weft_thread unit, int *is_tasklet);
+WEFT_API int weft_thread_is_tasklet(weft_thread unit, int *is_tasklet);
 
 typedef enum {
     WEFT_STATE_READY = 0,      /* waiting to run */
@@ -701,17 +707,17 @@ typedef enum {
 
 /* The unit's state (a snapshot). Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID.
  * Context: any. */
-int weft_thread_get_state(weft_thread unit, weft_thread_state *state);
+WEFT_API int weft_thread_get_state(weft_thread unit, weft_thread_state *state);
 
 /* 1 when the unit was cancelled before it ran.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
-int weft_thread_was_cancelled(weft_thread unit, int *cancelled);
+WEFT_API int weft_thread_was_cancelled(weft_thread unit, int *cancelled);
 
 /* End the calling ULT now, as if its function had returned. Does not
  * return on success.
  * Errors: WEFT_ERR_NOT_WEFT, WEFT_ERR_NOT_ULT (main ULT or tasklet).
  * Context: ULT other than main. */
-int weft_thread_exit(void);
+WEFT_API int weft_thread_exit(void);
 
 /* Cancel a unit that has not started: it is taken out of its pool and ends
  * without running; joiners return normally.
@@ -720,7 +726,7 @@ int weft_thread_exit(void);
  * pool), WEFT_ERR_POOL_ACCESS (waiting, not started, in another stream's
  * private pool).
  * Context: any. */
-int weft_thread_cancel(weft_thread unit);
+WEFT_API int weft_thread_cancel(weft_thread unit);
 
 /* ------------------------------------------------------------------ */
 /* Mutexes                                                             */
@@ -761,36 +767,36 @@ typedef struct {
 
 /* Make a mutex; attr NULL means not recursive.
  * Errors: WEFT_ERR_INVALID (NULL out), WEFT_ERR_NOMEM. Context: any. */
-int weft_mutex_create(const weft_mutex_attr *attr, weft_mutex *out);
+WEFT_API int weft_mutex_create(const weft_mutex_attr *attr, weft_mutex *out);
 
 /* Free an unlocked mutex nobody waits on; *m becomes NULL.
  * Errors: WEFT_ERR_INVALID (NULL m), WEFT_ERR_HANDLE, WEFT_ERR_BUSY (locked or
  * waited on). Context: any. */
-int weft_mutex_free(weft_mutex *m);
+WEFT_API int weft_mutex_free(weft_mutex *m);
 
 /* Lock, waiting as long as it takes (at the back of the queue).
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_BUSY (a non-recursive mutex the caller
  * already holds: it would wait for itself), WEFT_ERR_TASKLET_BLOCKS,
  * WEFT_ERR_SCHED_BLOCKS (a scheduler's own context).
  * Context: ULT, plain thread; tasklet only when the mutex is free. */
-int weft_mutex_lock(weft_mutex m);
+WEFT_API int weft_mutex_lock(weft_mutex m);
 
 /* weft_mutex_lock; the "low priority" lock of the Argobots API. */
-int weft_mutex_lock_low(weft_mutex m);
+WEFT_API int weft_mutex_lock_low(weft_mutex m);
 
 /* Lock, waiting at the front of the queue: the next unlock hands it to
  * this caller before earlier waiters. Errors and contexts as weft_mutex_lock. */
-int weft_mutex_lock_high(weft_mutex m);
+WEFT_API int weft_mutex_lock_high(weft_mutex m);
 
 /* Lock if that needs no wait.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_BUSY (held, by another or, for a
  * non-recursive mutex, by the caller). Context: any. */
-int weft_mutex_trylock(weft_mutex m);
+WEFT_API int weft_mutex_trylock(weft_mutex m);
 
 /* Unlock (once, for a recursive mutex locked several times).
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_NOT_OWNER (the caller does not hold it).
  * Context: the holder: ULT, tasklet or plain thread. */
-int weft_mutex_unlock(weft_mutex m);
+WEFT_API int weft_mutex_unlock(weft_mutex m);
 
 /* ------------------------------------------------------------------ */
 /* Condition variables                                                 */
@@ -806,29 +812,29 @@ typedef struct weft_cond_s *weft_cond;
 
 /* Make a condition variable. Errors: WEFT_ERR_INVALID, WEFT_ERR_NOMEM.
  * Context: any. */
-int weft_cond_create(weft_cond *out);
+WEFT_API int weft_cond_create(weft_cond *out);
 
 /* Free one nobody waits on; *c becomes NULL. Errors: WEFT_ERR_INVALID,
  * WEFT_ERR_HANDLE, WEFT_ERR_BUSY (waited on). Context: any. */
-int weft_cond_free(weft_cond *c);
+WEFT_API int weft_cond_free(weft_cond *c);
 
 /* Release m, wait for a signal, take m again. Errors: WEFT_ERR_HANDLE,
  * WEFT_ERR_NOT_OWNER (m not held by the caller), WEFT_ERR_TASKLET_BLOCKS,
  * WEFT_ERR_SCHED_BLOCKS. Context: ULT, plain thread. */
-int weft_cond_wait(weft_cond c, weft_mutex m);
+WEFT_API int weft_cond_wait(weft_cond c, weft_mutex m);
 
 /* weft_cond_wait, giving up at deadline_ns: then WEFT_ERR_TIMEDOUT, with m
  * held again (a deadline already past returns at once, m never released).
  * The deadline of a ULT is kept by its stream's scheduler: it ends the wait
  * when the stream is idle or between two units. Errors and contexts as
  * weft_cond_wait, and WEFT_ERR_TIMEDOUT. */
-int weft_cond_timedwait(weft_cond c, weft_mutex m, uint64_t deadline_ns);
+WEFT_API int weft_cond_timedwait(weft_cond c, weft_mutex m, uint64_t deadline_ns);
 
 /* Wake the longest waiter, if any. Errors: WEFT_ERR_HANDLE. Context: any. */
-int weft_cond_signal(weft_cond c);
+WEFT_API int weft_cond_signal(weft_cond c);
 
 /* Wake every waiter. Errors: WEFT_ERR_HANDLE. Context: any. */
-int weft_cond_broadcast(weft_cond c);
+WEFT_API int weft_cond_broadcast(weft_cond c);
 
 /* ------------------------------------------------------------------ */
 /* Read-write locks                                                    */
@@ -848,28 +854,28 @@ int weft_cond_broadcast(weft_cond c);
 typedef struct weft_rwlock_s *weft_rwlock;
 
 /* Errors: WEFT_ERR_INVALID, WEFT_ERR_NOMEM. Context: any. */
-int weft_rwlock_create(weft_rwlock *out);
+WEFT_API int weft_rwlock_create(weft_rwlock *out);
 
 /* Free an unheld lock nobody waits on; *l becomes NULL. Errors:
  * WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY. Context: any. */
-int weft_rwlock_free(weft_rwlock *l);
+WEFT_API int weft_rwlock_free(weft_rwlock *l);
 
 /* Take it to read / to write, waiting as needed. Errors: WEFT_ERR_HANDLE,
  * WEFT_ERR_BUSY (the caller holds it to write: it would wait for itself),
  * WEFT_ERR_TASKLET_BLOCKS, WEFT_ERR_SCHED_BLOCKS.
  * Context: ULT, plain thread; tasklet when no wait is needed. */
-int weft_rwlock_rdlock(weft_rwlock l);
-int weft_rwlock_wrlock(weft_rwlock l);
+WEFT_API int weft_rwlock_rdlock(weft_rwlock l);
+WEFT_API int weft_rwlock_wrlock(weft_rwlock l);
 
 /* Take it only if that needs no wait. Errors: WEFT_ERR_HANDLE,
  * WEFT_ERR_BUSY. Context: any. */
-int weft_rwlock_tryrdlock(weft_rwlock l);
-int weft_rwlock_trywrlock(weft_rwlock l);
+WEFT_API int weft_rwlock_tryrdlock(weft_rwlock l);
+WEFT_API int weft_rwlock_trywrlock(weft_rwlock l);
 
 /* Release a write hold (the caller's) or one read hold. Errors:
  * WEFT_ERR_HANDLE, WEFT_ERR_NOT_OWNER (nobody holds it, or another unit
  * holds it to write). Context: any. */
-int weft_rwlock_unlock(weft_rwlock l);
+WEFT_API int weft_rwlock_unlock(weft_rwlock l);
 
 /* ------------------------------------------------------------------ */
 /* Barriers                                                            */
@@ -885,31 +891,31 @@ typedef struct weft_barrier_s *weft_barrier;
 typedef struct weft_xstream_barrier_s *weft_xstream_barrier;
 
 /* Errors: WEFT_ERR_INVALID (n < 1, NULL out), WEFT_ERR_NOMEM. Context: any. */
-int weft_barrier_create(int n, weft_barrier *out);
+WEFT_API int weft_barrier_create(int n, weft_barrier *out);
 
 /* Change the count; only between rounds. Errors: WEFT_ERR_HANDLE,
  * WEFT_ERR_INVALID (n < 1), WEFT_ERR_BUSY (someone is waiting). Context: any. */
-int weft_barrier_reinit(weft_barrier b, int n);
+WEFT_API int weft_barrier_reinit(weft_barrier b, int n);
 
 /* Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY (waited on).
  * Context: any. */
-int weft_barrier_free(weft_barrier *b);
+WEFT_API int weft_barrier_free(weft_barrier *b);
 
 /* Wait until n callers have arrived. Errors: WEFT_ERR_HANDLE,
  * WEFT_ERR_TASKLET_BLOCKS (a tasklet that is not the last; it is not
  * counted), WEFT_ERR_SCHED_BLOCKS. Context: ULT, plain thread; tasklet as
  * the last arrival. */
-int weft_barrier_wait(weft_barrier b);
+WEFT_API int weft_barrier_wait(weft_barrier b);
 
 /* Errors: WEFT_ERR_INVALID (n < 1, NULL out), WEFT_ERR_NOMEM. Context: any. */
-int weft_xstream_barrier_create(int n, weft_xstream_barrier *out);
+WEFT_API int weft_xstream_barrier_create(int n, weft_xstream_barrier *out);
 
 /* Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY. Context: any. */
-int weft_xstream_barrier_free(weft_xstream_barrier *b);
+WEFT_API int weft_xstream_barrier_free(weft_xstream_barrier *b);
 
 /* Block the calling OS thread until n have arrived. Errors:
  * WEFT_ERR_HANDLE. Context: any (from a unit, its whole stream waits). */
-int weft_xstream_barrier_wait(weft_xstream_barrier b);
+WEFT_API int weft_xstream_barrier_wait(weft_xstream_barrier b);
 
 /* ------------------------------------------------------------------ */
 /* Eventuals and futures                                               */
@@ -927,68 +933,68 @@ typedef struct weft_future_s *weft_future;
 
 /* nbytes: room for the value (0: none). Errors: WEFT_ERR_INVALID,
  * WEFT_ERR_NOMEM. Context: any. */
-int weft_eventual_create(size_t nbytes, weft_eventual *out);
+WEFT_API int weft_eventual_create(size_t nbytes, weft_eventual *out);
 
 /* Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY (waited on).
  * Context: any. */
-int weft_eventual_free(weft_eventual *e);
+WEFT_API int weft_eventual_free(weft_eventual *e);
 
 /* Wait until it is set; *value (if value is not NULL) points at the copy
  * of what was set. Errors: WEFT_ERR_HANDLE, WEFT_ERR_TASKLET_BLOCKS,
  * WEFT_ERR_SCHED_BLOCKS. Context: ULT, plain thread; tasklet when ready. */
-int weft_eventual_wait(weft_eventual e, void **value);
+WEFT_API int weft_eventual_wait(weft_eventual e, void **value);
 
 /* weft_eventual_wait with a deadline (weft_time_ns clock); errors as it
  * and WEFT_ERR_TIMEDOUT. */
-int weft_eventual_timedwait(weft_eventual e, void **value, uint64_t deadline_ns);
+WEFT_API int weft_eventual_timedwait(weft_eventual e, void **value, uint64_t deadline_ns);
 
 /* *ready = 1 and *value set if it is ready, else *ready = 0. Never waits.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (NULL ready). Context: any. */
-int weft_eventual_test(weft_eventual e, void **value, int *ready);
+WEFT_API int weft_eventual_test(weft_eventual e, void **value, int *ready);
 
 /* Make it ready, copying nbytes of value, and wake every waiter. Errors:
  * WEFT_ERR_HANDLE, WEFT_ERR_INVALID (nbytes over the size it was created
  * with, or NULL value with nbytes > 0), WEFT_ERR_STATE (already set).
  * Context: any. */
-int weft_eventual_set(weft_eventual e, const void *value, size_t nbytes);
+WEFT_API int weft_eventual_set(weft_eventual e, const void *value, size_t nbytes);
 
 /* Make it not ready again, for reuse. Call it when no set or wait is in
  * progress. Errors: WEFT_ERR_HANDLE. Context: any. */
-int weft_eventual_reset(weft_eventual e);
+WEFT_API int weft_eventual_reset(weft_eventual e);
 
 /* compartments >= 1; ready_cb (may be NULL) is called by the last setter
  * with the array of values, before any waiter is woken. Errors:
  * WEFT_ERR_INVALID, WEFT_ERR_NOMEM. Context: any. */
-int weft_future_create(int compartments, void (*ready_cb)(void **values), weft_future *out);
+WEFT_API int weft_future_create(int compartments, void (*ready_cb)(void **values), weft_future *out);
 
 /* Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY (waited on).
  * Context: any. */
-int weft_future_free(weft_future *f);
+WEFT_API int weft_future_free(weft_future *f);
 
 /* Fill the next compartment. Errors: WEFT_ERR_HANDLE, WEFT_ERR_STATE (all
  * are set). Context: any (the last setter runs the callback). */
-int weft_future_set(weft_future f, void *value);
+WEFT_API int weft_future_set(weft_future f, void *value);
 
 /* Wait until every compartment is set. Errors: WEFT_ERR_HANDLE,
  * WEFT_ERR_TASKLET_BLOCKS, WEFT_ERR_SCHED_BLOCKS. Context: ULT, plain
  * thread; tasklet when ready. */
-int weft_future_wait(weft_future f);
+WEFT_API int weft_future_wait(weft_future f);
 
 /* weft_future_wait with a deadline; errors as it and WEFT_ERR_TIMEDOUT. */
-int weft_future_timedwait(weft_future f, uint64_t deadline_ns);
+WEFT_API int weft_future_timedwait(weft_future f, uint64_t deadline_ns);
 
 /* *ready = 1 if every compartment is set. Errors: WEFT_ERR_HANDLE,
  * WEFT_ERR_INVALID. Context: any. */
-int weft_future_test(weft_future f, int *ready);
+WEFT_API int weft_future_test(weft_future f, int *ready);
 
 /* The value set in compartment `index` (in the order they were set), once
  * ready. Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (index out of range,
  * NULL value), WEFT_ERR_STATE (not ready). Context: any. */
-int weft_future_get(weft_future f, int index, void **value);
+WEFT_API int weft_future_get(weft_future f, int index, void **value);
 
 /* Empty every compartment for reuse. Errors: WEFT_ERR_HANDLE,
  * WEFT_ERR_BUSY (set in part: setters are at work). Context: any. */
-int weft_future_reset(weft_future f);
+WEFT_API int weft_future_reset(weft_future f);
 
 /* ------------------------------------------------------------------ */
 /* Keys: work-unit-local storage                                       */
@@ -1016,19 +1022,19 @@ typedef struct weft_key_s *weft_key;
  * dropped without their destructor. Errors: WEFT_ERR_INVALID,
  * WEFT_ERR_NOMEM (also: 4096 keys live). Context: any; weft_init is not
  * needed. */
-int weft_key_create(void (*destructor)(void *), weft_key *out);
+WEFT_API int weft_key_create(void (*destructor)(void *), weft_key *out);
 
 /* Free a key; values still set are dropped without their destructor.
  * Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE. Context: any. */
-int weft_key_free(weft_key *k);
+WEFT_API int weft_key_free(weft_key *k);
 
 /* Set the caller's value. Errors: WEFT_ERR_HANDLE, WEFT_ERR_NOMEM.
  * Context: any. */
-int weft_key_set(weft_key k, void *value);
+WEFT_API int weft_key_set(weft_key k, void *value);
 
 /* The caller's value, NULL if never set. Errors: WEFT_ERR_HANDLE,
  * WEFT_ERR_INVALID. Context: any. */
-int weft_key_get(weft_key k, void **value);
+WEFT_API int weft_key_get(weft_key k, void **value);
 
 #ifdef __cplusplus
 }

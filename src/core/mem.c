@@ -111,8 +111,8 @@ static int chunk_new(size_t slot)
     if (m == MAP_FAILED && weft_g.huge_stacks) {
         /* No reserved huge pages: align anonymous memory to 2 MiB by hand
          * and ask for transparent huge pages. */
-        char *raw = sys_mmap(NULL, size + HUGE_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                         -1, 0);
+        char *raw = sys_mmap(NULL, size + HUGE_CHUNK, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (raw != MAP_FAILED) {
             char *al = (char *)(((uintptr_t)raw + HUGE_CHUNK - 1) & ~(HUGE_CHUNK - 1));
             if (al > raw) munmap(raw, (size_t)(al - raw));
