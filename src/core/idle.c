@@ -23,13 +23,13 @@
  * fire is running on the timer, so the timer may live on the waiter's
  * stack. */
 #define _GNU_SOURCE
-#include <linux/futex.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "futex.h"
 #include "internal.h"
 #include "pool_ops.h"
 
@@ -65,7 +65,7 @@ void xs_wake(struct weft_xstream_s *xs)
 {
     if (atomic_exchange_explicit(&xs->sleeping, 0, memory_order_acq_rel)) {
         atomic_fetch_add_explicit(&xs->wake_seq, 1, memory_order_release);
-        syscall(SYS_futex, &xs->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        futex_wake(&xs->wake_seq, 1);
     }
 }
 
@@ -178,7 +178,7 @@ static void xs_sleep(struct weft_xstream_s *xs, struct weft_sched_s *s, uint64_t
                 ts.tv_nsec = (long)(d % 1000000000ull);
                 tsp = &ts;
             }
-            syscall(SYS_futex, &xs->wake_seq, FUTEX_WAIT_PRIVATE, seq, tsp, NULL, 0);
+            futex_wait(&xs->wake_seq, seq, tsp);
         }
     }
     atomic_store(&xs->sleeping, 0);

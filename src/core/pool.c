@@ -475,13 +475,6 @@ int weft_pool_pop_many(weft_pool pool, int max, weft_thread *units, int *n)
     return WEFT_OK;
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit)
 {
     int rc = pool_check(pool);
@@ -506,7 +499,7 @@ int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit)
         *unit = u;
         return WEFT_OK;
     }
-    uint64_t start = now_ns();
+    uint64_t start = clock_ns();
     uint64_t deadline = timeout_ns > UINT64_MAX - start ? UINT64_MAX : start + timeout_ns; /* saturate */
     unsigned idle = 0;
     for (;;) {
@@ -518,7 +511,7 @@ int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit)
             *unit = u;
             return WEFT_OK;
         }
-        if (timeout_ns == 0 || (deadline != UINT64_MAX && now_ns() >= deadline)) return WEFT_OK;
+        if (timeout_ns == 0 || (deadline != UINT64_MAX && clock_ns() >= deadline)) return WEFT_OK;
         if (ult) weft_yield();
         else idle_backoff(&idle);
     }

@@ -7,17 +7,16 @@
  * directly) performs it right after the switch: requeue a yielder, register
  * a joiner, publish a termination. */
 #define _GNU_SOURCE
-#include <linux/futex.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fiber_hooks.h"
+#include "futex.h"
 #include "internal.h"
 #include "mem_cache.h"
 #include "pool_ops.h"
@@ -51,16 +50,6 @@ static inline void counter_bump(_Atomic uint64_t *c)
      * with release so readers that see the count also see the unit. */
     atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
                           memory_order_release);
-}
-
-static void futex_wait(uint32_t *addr, uint32_t val)
-{
-    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
-}
-
-static void futex_wake_all(uint32_t *addr)
-{
-    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
 }
 
 /* The low half of the join word, where plain threads wait. */
@@ -145,7 +134,7 @@ static void unit_finish(struct weft_xstream_s *xs, struct weft_unit_s *u)
      * it (futex_wake only needs the address; descriptor memory outlives
      * every handle). */
     uintptr_t j = atomic_exchange_explicit(&u->jw, JW_DONE, memory_order_acq_rel);
-    if (j == JW_EXTERNAL) futex_wake_all(jw_futex(u));
+    if (j == JW_EXTERNAL) futex_wake(jw_futex(u), INT_MAX);
     else if (j) joiner_resume(xs, (struct weft_unit_s *)j);
 }
 
@@ -776,7 +765,7 @@ static void join_from_thread_wait(struct weft_unit_s *t)
     uintptr_t cur = 0;
     if (atomic_compare_exchange_strong(&t->jw, &cur, JW_EXTERNAL) || cur == JW_EXTERNAL) {
         /* The futex word reads JW_EXTERNAL until the end turns it JW_DONE. */
-        while (!unit_done(t)) futex_wait(jw_futex(t), (uint32_t)JW_EXTERNAL);
+        while (!unit_done(t)) futex_wait(jw_futex(t), (uint32_t)JW_EXTERNAL, NULL);
     } else {
         while (!unit_done(t)) sched_yield(); /* a ULT waits on it too (a racing second join) */
     }

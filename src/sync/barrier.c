@@ -182,7 +182,7 @@ int weft_xstream_barrier_wait(weft_xstream_barrier b)
          * each way; one side sees the other. */
         atomic_fetch_add(&b->generation, 1);
         if (atomic_load(&b->n_waiting))
-            syscall(SYS_futex, &b->generation, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+            futex_wake(&b->generation, INT_MAX);
         return WEFT_OK;
     }
     /* Streams arrive close together in the common case: spin first. */
@@ -193,7 +193,7 @@ int weft_xstream_barrier_wait(weft_xstream_barrier b)
     }
     atomic_fetch_add(&b->n_waiting, 1);
     while (atomic_load(&b->generation) == gen)
-        syscall(SYS_futex, &b->generation, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
+        futex_wait(&b->generation, gen, NULL);
     atomic_fetch_sub(&b->n_waiting, 1);
     return WEFT_OK;
 }

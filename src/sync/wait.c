@@ -61,13 +61,8 @@ int sync_wait_block(struct sync_wait *sw)
         return WEFT_OK;
     }
     spin_unlock(sw->lock);
-    struct timespec ts = {.tv_sec = (time_t)(sw->deadline / 1000000000ull),
-                          .tv_nsec = (long)(sw->deadline % 1000000000ull)};
-    while (!atomic_load_explicit(&w->futex, memory_order_acquire)) {
-        /* FUTEX_WAIT_BITSET: an absolute CLOCK_MONOTONIC timeout. */
-        long r = syscall(SYS_futex, &w->futex, FUTEX_WAIT_BITSET_PRIVATE, 0, &ts, NULL, FUTEX_BITSET_MATCH_ANY);
-        if (r == -1 && errno == ETIMEDOUT) break;
-    }
+    while (!atomic_load_explicit(&w->futex, memory_order_acquire))
+        if (!futex_wait_until(&w->futex, 0, sw->deadline)) break;
     if (atomic_load_explicit(&w->futex, memory_order_acquire)) return WEFT_OK;
     spin_lock(sw->lock);
     bool mine = waitq_remove(sw->queue, w);
@@ -75,6 +70,6 @@ int sync_wait_block(struct sync_wait *sw)
     if (mine) return WEFT_ERR_TIMEDOUT;
     /* A waker took us off first: its wake is on the way. */
     while (!atomic_load_explicit(&w->futex, memory_order_acquire))
-        syscall(SYS_futex, &w->futex, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+        futex_wait(&w->futex, 0, NULL);
     return WEFT_OK;
 }

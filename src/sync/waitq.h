@@ -9,13 +9,12 @@
 #define WEFT_SYNC_WAITQ_H
 
 #define _GNU_SOURCE
-#include <linux/futex.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../core/futex.h"
 #include "../core/internal.h"
 
 /* One waiter, on the waiting unit's stack or thread's stack. */
@@ -111,7 +110,7 @@ static inline void waiter_sleep(_Atomic uint32_t *l, struct waiter *w)
 {
     spin_unlock(l);
     while (!atomic_load_explicit(&w->futex, memory_order_acquire))
-        syscall(SYS_futex, &w->futex, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+        futex_wait(&w->futex, 0, NULL);
 }
 
 /* Wake `w`, already taken off its queue. Any context. */
@@ -121,7 +120,7 @@ static inline void waiter_wake(struct waiter *w)
         unit_unpark(w->unit);
     } else {
         atomic_store_explicit(&w->futex, 1, memory_order_release);
-        syscall(SYS_futex, &w->futex, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        futex_wake(&w->futex, 1);
     }
 }
 
