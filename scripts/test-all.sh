@@ -41,9 +41,9 @@ suite() {
 }
 
 suite release -DCMAKE_BUILD_TYPE=Release -DWEFT_MEMCHECK_TESTS=ON
-suite asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_SANITIZE=address
+suite asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_SANITIZE=address -DWEFT_ASSERTS=ON
 # TSan's vector clocks grow with every fiber: a smaller stress keeps it linear.
-SUITE_ENV=WEFT_STRESS_N=20000 suite tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_SANITIZE=thread -- -L threaded
+SUITE_ENV=WEFT_STRESS_N=20000 suite tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_SANITIZE=thread -DWEFT_ASSERTS=ON -- -L threaded
 suite ucontext -DCMAKE_BUILD_TYPE=Release -DWEFT_CONTEXT=ucontext -DWEFT_PRESERVE_FPU=ON
 suite aarch64 -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DWEFT_PRESERVE_FPU=ON
 

@@ -17,6 +17,16 @@
 #define WEFT_HIDDEN __attribute__((visibility("hidden")))
 #define CACHE_LINE 64
 
+/* Debug invariants: state transitions check where they come from, so a
+ * broken one fails at its cause, not as a hang elsewhere. Built in with
+ * -DWEFT_ASSERTS=ON (the ASan and TSan suites); free otherwise. */
+#ifdef WEFT_ASSERTS
+WEFT_HIDDEN __attribute__((noreturn, cold)) void weft_assert_fail(const char *what, const char *file, int line);
+#define WEFT_ASSERT(c) (__builtin_expect(!!(c), 1) ? (void)0 : weft_assert_fail(#c, __FILE__, __LINE__))
+#else
+#define WEFT_ASSERT(c) ((void)sizeof(c))
+#endif
+
 #if defined(__x86_64__)
 #define cpu_relax() __builtin_ia32_pause()
 #elif defined(__aarch64__)

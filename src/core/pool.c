@@ -127,6 +127,7 @@ static bool deque_push(struct weft_pool_s *p, struct weft_unit_s *u)
         if (!deque_grow(p)) return false;
         r = atomic_load_explicit(&p->ring, memory_order_relaxed);
     }
+    WEFT_ASSERT(!u->in_pool);
     u->in_pool = 1;
     atomic_store_explicit(&r->slot[b & (r->cap - 1)], u, memory_order_relaxed);
     atomic_store_explicit(&p->bottom, b + 1, memory_order_release);
@@ -160,6 +161,7 @@ static struct weft_unit_s *deque_take(struct weft_pool_s *p)
 static void incoming_push(struct weft_pool_s *p, struct weft_unit_s *u)
 {
     atomic_fetch_add_explicit(&p->incoming_n, 1, memory_order_relaxed); /* before: a count never runs short */
+    WEFT_ASSERT(!u->in_pool);
     u->in_pool = 1;
     struct weft_unit_s *h = atomic_load_explicit(&p->incoming, memory_order_relaxed);
     do {

@@ -39,6 +39,8 @@ static inline bool pool_forwarded(const struct weft_pool_s *p, const struct weft
 
 static inline void list_push(struct weft_pool_s *p, struct weft_unit_s *u)
 {
+    WEFT_ASSERT(!u->in_pool);
+    WEFT_ASSERT(atomic_load_explicit(&u->state, memory_order_relaxed) == WEFT_STATE_READY);
     if (unlikely(p->kind == POOL_KIND_USER)) {
         p->ops.push(p->ops_state, u);
     } else if (p->lifo) {
@@ -68,6 +70,7 @@ static inline struct weft_unit_s *list_pop(struct weft_pool_s *p)
     }
     u = p->head;
     if (u) {
+        WEFT_ASSERT(u->in_pool);
         p->head = u->next;
         if (!p->head) p->tail = NULL;
         u->in_pool = 0;
@@ -136,6 +139,8 @@ static inline void incoming_drain(struct weft_pool_s *p)
     }
     while ((u = old)) {
         old = u->next;
+        WEFT_ASSERT(u->in_pool);
+        u->in_pool = 0; /* from the incoming stack into the list */
         list_push(p, u);
     }
     atomic_fetch_sub_explicit(&p->incoming_n, n, memory_order_relaxed);

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -291,6 +292,19 @@ void runtime_fork_child(void)
 {
     pthread_mutex_init(&g_init_lock, NULL);
 }
+
+/* ---------- debug invariants ---------- */
+
+#ifdef WEFT_ASSERTS
+void weft_assert_fail(const char *what, const char *file, int line)
+{
+    char buf[512];
+    int n = snprintf(buf, sizeof buf, "weft: internal invariant broken at %s:%d: %s\n", file, line, what);
+    ssize_t w = write(2, buf, n > 0 && (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+    (void)w;
+    abort();
+}
+#endif
 
 /* ---------- finalize ---------- */
 

@@ -88,6 +88,7 @@ void unit_make_ready(struct weft_xstream_s *xs, struct weft_unit_s *u)
  * a stream that sees no blocked unit must already see the pushed one. */
 static void unit_wake(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
+    WEFT_ASSERT(atomic_load_explicit(&u->state, memory_order_relaxed) == WEFT_STATE_BLOCKED);
     struct weft_pool_s *p = u->pool;
     unit_make_ready(xs, u);
     atomic_fetch_sub_explicit(&p->n_blocked, 1, memory_order_release);
@@ -134,6 +135,7 @@ static void unit_finish(struct weft_xstream_s *xs, struct weft_unit_s *u)
      * it (futex_wake only needs the address; descriptor memory outlives
      * every handle). */
     uintptr_t j = atomic_exchange_explicit(&u->jw, JW_DONE, memory_order_acq_rel);
+    WEFT_ASSERT(j != JW_DONE); /* a unit ends once */
     if (j == JW_EXTERNAL) futex_wake(jw_futex(u), INT_MAX);
     else if (j) joiner_resume(xs, (struct weft_unit_s *)j);
 }
@@ -333,6 +335,7 @@ static bool starve_quiet(struct weft_xstream_s *xs)
  * it is parked (see above). */
 static __attribute__((noinline, cold)) bool stack_starve(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
+    WEFT_ASSERT(u->kind != KIND_TASKLET && !u->started && !u->stack_map);
     /* A ULT woken to try again is still counted. */
     if (!u->stack_waits) {
         u->stack_waits = 1;
@@ -394,6 +397,7 @@ static inline struct weft_unit_s *unit_claim(struct weft_xstream_s *xs, struct w
         }
         u->started = 1;
     }
+    WEFT_ASSERT(atomic_load_explicit(&u->state, memory_order_relaxed) == WEFT_STATE_READY);
     atomic_store_explicit(&u->state, WEFT_STATE_RUNNING, memory_order_relaxed);
     return u;
 }
@@ -832,6 +836,7 @@ static int unit_join(struct weft_unit_s *t)
         return WEFT_ERR_JOINED;
     if (self) ult_wait_for(xs, self, t);
     else join_from_thread(t);
+    WEFT_ASSERT(atomic_load_explicit(&t->join_claimed, memory_order_relaxed) == JOIN_BUSY);
     atomic_store_explicit(&t->join_claimed, JOIN_DONE, memory_order_release);
     return WEFT_OK;
 }
@@ -1002,6 +1007,7 @@ int weft_thread_migrate_to_xstream(weft_thread t, weft_xstream target)
 void unit_park(struct weft_unit_s *self, _Atomic uint32_t *lock)
 {
     struct weft_xstream_s *xs = self->xs;
+    WEFT_ASSERT(atomic_load_explicit(&self->state, memory_order_relaxed) == WEFT_STATE_RUNNING);
     atomic_store_explicit(&self->state, WEFT_STATE_BLOCKED, memory_order_relaxed);
     atomic_fetch_add_explicit(&self->pool->n_blocked, 1, memory_order_relaxed);
     xs->pend_lock = lock;
