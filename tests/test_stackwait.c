@@ -8,7 +8,9 @@
  *            holds a stack: the process ends with a message naming the ULT,
  *            the size and the cause (join from main, and finalize);
  *   maps     the kernel's map count nearly spent by the program itself:
- *            thousands of ULTs blocked at once all get (carved) stacks.
+ *            thousands of ULTs blocked at once all get (carved) stacks;
+ *   yield_to to a ULT that can get no stack: WEFT_ERR_NOMEM, and it runs
+ *            once memory is back.
  * Skipped under sanitizers and valgrind (their own mappings and address
  * space) and under qemu-user. */
 #define _GNU_SOURCE
@@ -143,6 +145,38 @@ static void child_never(int finalize)
     _exit(3);
 }
 
+/* weft_yield_to a ULT that can get no stack now: WEFT_ERR_NOMEM, the
+ * caller goes on, and the ULT runs once memory is back. */
+static int g_yielded_ran;
+static void yielded_body(void *arg)
+{
+    (void)arg;
+    g_yielded_ran++;
+}
+
+static void child_yield_to(void)
+{
+    alarm(30);
+    start_weft(1);
+    struct rlimit old;
+    CHECK(getrlimit(RLIMIT_AS, &old) == 0);
+    weft_thread_attr attr;
+    CHECK_OK(weft_thread_attr_init(&attr));
+    attr.stack_size = (size_t)1 << 30;
+    limit_as((size_t)256 << 20);
+    weft_thread t;
+    CHECK_OK(weft_thread_create(self_pool(), yielded_body, NULL, &attr, &t));
+    CHECK_RC(weft_yield_to(t), WEFT_ERR_NOMEM);
+    CHECK(g_yielded_ran == 0);
+    CHECK(setrlimit(RLIMIT_AS, &old) == 0);
+    CHECK_OK(weft_thread_free(&t));
+    CHECK(g_yielded_ran == 1);
+    CHECK_OK(weft_finalize());
+    printf("yield_to: WEFT_ERR_NOMEM without a stack, ran once memory was back\n");
+    fflush(stdout);
+    _exit(0);
+}
+
 static void child_never_join(void) { child_never(0); }
 static void child_never_finalize(void) { child_never(1); }
 
@@ -235,6 +269,7 @@ int main(int argc, char **argv)
     check_never(child_never_join, "join");
     check_never(child_never_finalize, "finalize");
     run_ok(child_maps, "maps");
+    run_ok(child_yield_to, "yield_to");
     printf("stackwait: ok\n");
     return 0;
 #endif

@@ -54,9 +54,9 @@ static inline void spin_unlock(_Atomic uint32_t *l)
     atomic_store_explicit(l, 0, memory_order_release);
 }
 
-/* Magic words: a handle whose word does not match is refused. Descriptor
- * memory is never returned to the OS before weft_finalize(), so reading the
- * word of a freed handle is always safe. */
+/* Magic words: a handle whose word does not match is refused. Handle
+ * memory (handle.c) is never returned to the OS, so reading the word of a
+ * freed handle is always safe. */
 #define MAGIC_UNIT 0x57554e54u /* "WUNT" */
 #define MAGIC_POOL 0x57504f4cu
 #define MAGIC_SCHED 0x57534348u

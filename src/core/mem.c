@@ -1,7 +1,8 @@
 /* Memory for work units.
  *
- * Descriptors come from slabs that live until weft_finalize(): a stale
- * handle always points at readable memory whose magic word says "dead".
+ * Descriptors come from slabs of handle memory (handle.c), never given
+ * back, kept across runtimes: a stale handle always points at readable
+ * memory whose magic word says "dead".
  * A ULT gets its stack when it first runs and gives it back the moment it
  * ends, before anyone joins it: only ULTs that have started and not finished
  * hold stacks. Each stream caches up to CACHE_MAX descriptors and as many
@@ -523,7 +524,7 @@ void mem_unit_release_remote(struct weft_xstream_s *xs, struct weft_unit_s *u, u
 /* A stream that ends hands its caches to the global lists and its slabs to
  * no one: from now on they are freed wherever they are released. (A
  * descriptor another stream is sending back just now stays on the dead
- * stream's list until weft_finalize() frees the slabs.) */
+ * stream's list until weft_finalize() retires the slabs.) */
 void mem_cache_flush(struct weft_xstream_s *xs)
 {
     struct weft_unit_s *u;

@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#define WEFT_SYS_HIDDEN __attribute__((visibility("hidden")))
+#include "internal.h"
 
 /* > 0: the allocation that brings it to 0 fails. Hidden: reachable only by
  * programs linked with the static library (the fault-injection test). */
-extern _Atomic long weft_fault_countdown WEFT_SYS_HIDDEN;
+extern _Atomic long weft_fault_countdown WEFT_HIDDEN;
 
-WEFT_SYS_HIDDEN bool fault_hit(void);
+WEFT_HIDDEN bool fault_hit(void);
 
 static inline bool fault_inject(void)
 {
