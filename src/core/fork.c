@@ -10,7 +10,7 @@
  * its own.
  *
  * What outlives a runtime outlives the fork too: the graveyard of freed
- * objects (mem.c), keys (key.c), the registry of pools made without a
+ * objects (obj.c), keys (key.c, through core_hooks), the registry of pools made without a
  * runtime (pool.c). Their locks are taken, in one fixed order, before the
  * fork, so that the child finds them free and what they guard whole. So
  * is the global lock: the tables under it are dropped, but nobody is
@@ -33,7 +33,7 @@
 static pthread_once_t g_fork_once = PTHREAD_ONCE_INIT;
 
 /* The parent's tables the child gave up, kept reachable for leak checkers
- * (see mem.c). Never read. */
+ * (see stack.c). Never read. */
 static struct weft_xstream_s **g_fork_streams __attribute__((used));
 static struct weft_xstream_s *g_fork_dead_streams __attribute__((used));
 static struct weft_sched_s **g_fork_owned_scheds __attribute__((used));
@@ -46,7 +46,8 @@ static struct {
     size_t size;
 } g_fork_stacks[2];
 
-/* Lock order: the global lock, pools, keys, graveyard, handle memory. Weft itself never
+/* Lock order: the global lock, pools, the layers above (core_hooks: keys),
+ * graveyard, handle memory. Weft itself never
  * holds one of them while it takes another; the pool registry's lock is
  * held around a user pool's pop (finalize adopting orphans), so the locks
  * its code may reach, creating keys or sync objects, come after it. */
@@ -54,16 +55,16 @@ static void fork_prepare(void)
 {
     pthread_mutex_lock(&weft_g.lock);
     pools_fork_lock();
-    keys_fork_lock();
-    mem_fork_lock();
+    if (core_hooks.fork_lock) core_hooks.fork_lock();
+    obj_fork_lock();
     handles_fork_lock();
 }
 
 static void fork_parent(void)
 {
     handles_fork_unlock();
-    mem_fork_unlock();
-    keys_fork_unlock();
+    obj_fork_unlock();
+    if (core_hooks.fork_unlock) core_hooks.fork_unlock();
     pools_fork_unlock();
     pthread_mutex_unlock(&weft_g.lock);
 }
@@ -127,8 +128,8 @@ static void fork_child(void)
     atomic_store_explicit(&weft_g.initialized, 0, memory_order_release);
     runtime_fork_child();
     handles_fork_unlock();
-    mem_fork_unlock();
-    keys_fork_unlock();
+    obj_fork_unlock();
+    if (core_hooks.fork_unlock) core_hooks.fork_unlock();
     pools_fork_unlock();
     pthread_mutex_unlock(&weft_g.lock);
 }

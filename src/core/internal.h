@@ -150,7 +150,7 @@ struct weft_unit_s {
     size_t stack_size;                 /* usable bytes above the guard (wanted, for a ULT not yet run) */
     void *stack_lo;                    /* lowest usable stack byte */
     unsigned vg_stack_id;              /* valgrind's id for the stack */
-    uint8_t stack_carved;              /* the stack is a slot of a shared chunk (mem.c): canary, no guard */
+    uint8_t stack_carved;              /* the stack is a slot of a shared chunk (stack.c): canary, no guard */
     uint8_t stack_waits;               /* counted in weft_g.stack_waiters (unit.c, stack_starve) */
     void *asan_fake;                   /* AddressSanitizer fake-stack handle */
     void *tsan_fiber;                  /* ThreadSanitizer fiber */
@@ -262,6 +262,10 @@ struct stack_cache {
 
 enum xs_state { XS_CREATED = 0, XS_RUNNING, XS_TERMINATED, XS_FAILED };
 
+/* xs->join_state: the one caller that joins a stream's OS thread is chosen
+ * by a compare-and-swap; the others wait for XS_JOIN_DONE. */
+enum xs_join { XS_JOIN_NONE = 0, XS_JOIN_BUSY, XS_JOIN_DONE };
+
 struct weft_xstream_s {
     _Atomic uint32_t magic;         /* first, in every kind of handle: see handle_ok */
     /* --- hot, owner-only --- */
@@ -278,10 +282,10 @@ struct weft_xstream_s {
     /* Free descriptors for units sent to run elsewhere. They come from
      * slabs of their own: a unit that runs on another stream must not
      * share pages with the descriptors this stream writes all the time, or
-     * that stream pays a miss whenever the unit switches (see mem.c). */
+     * that stream pays a miss whenever the unit switches (see slab.c). */
     struct unit_cache export_cache;
     /* Descriptors of another stream's slabs freed here, on their way back
-     * to that stream in one batch (see mem.c). */
+     * to that stream in one batch (see slab.c). */
     struct unit_cache remote_batch;
     struct weft_xstream_s *remote_owner;
     struct stack_cache stack_cache; /* free default-size stacks */
@@ -293,7 +297,7 @@ struct weft_xstream_s {
     _Atomic(struct weft_unit_s *) inbox __attribute__((aligned(CACHE_LINE)));
     _Atomic int stop_requested;
     _Atomic int state;              /* enum xs_state */
-    _Atomic int join_state;         /* 0 not joined, 1 joining, 2 joined */
+    _Atomic int join_state;         /* enum xs_join */
     _Atomic(struct weft_unit_s *) returned; /* our descriptors, freed by other streams */
     _Atomic uint32_t sleeping;      /* asleep in xs_idle, or about to be: wake it (idle.c) */
     _Atomic uint32_t wake_seq;      /* the futex it sleeps on */
@@ -375,7 +379,7 @@ struct weft_global {
     size_t page_size;
     int bind_default;
     int cores;                          /* cores weft was given, at weft_init() */
-    int huge_stacks;                    /* default-size stacks come from huge-page chunks (mem.c) */
+    int huge_stacks;                    /* default-size stacks come from huge-page chunks (stack.c) */
     int eager_stacks;                   /* a ULT gets its stack at creation, not at first run */
     struct weft_xstream_s **streams;    /* by rank; NULL slots are free */
     int streams_cap;                    /* MAX_XSTREAMS once allocated */
@@ -450,8 +454,22 @@ WEFT_HIDDEN void unit_park(struct weft_unit_s *self, _Atomic uint32_t *lock);
 WEFT_HIDDEN void unit_unpark(struct weft_unit_s *u);
 WEFT_HIDDEN bool unit_can_handoff(struct weft_unit_s *u);
 WEFT_HIDDEN bool unit_handoff(struct weft_unit_s *u);
-/* src/sync/key.c: run the destructors of u's key values, free its table */
-WEFT_HIDDEN void keys_unit_end(struct weft_unit_s *u);
+
+/* What a layer above the core hooks into it: the core calls up only
+ * through these, never by name. Set once, before any unit can use them (a
+ * constructor of the layer that needs them); NULL when that layer is not
+ * linked in. */
+struct core_hooks {
+    /* A unit with has_keys set ends (or is cancelled): run the destructors
+     * of its unit-local values and drop them (src/sync/key.c). */
+    void (*unit_keys_end)(struct weft_unit_s *u);
+    /* Around fork(), in the lock order of fork.c: a lock of the layer that
+     * outlives the runtime. */
+    void (*fork_lock)(void);
+    void (*fork_unlock)(void);
+};
+extern struct core_hooks core_hooks WEFT_HIDDEN;
+static inline void unit_keys_end(struct weft_unit_s *u) { core_hooks.unit_keys_end(u); }
 
 /* idle.c */
 WEFT_HIDDEN uint64_t clock_ns(void); /* CLOCK_MONOTONIC */
@@ -506,16 +524,27 @@ WEFT_HIDDEN void stack_waiters_wake(struct weft_xstream_s *xs, size_t n);
 WEFT_HIDDEN void stack_waiters_reset(void);
 WEFT_HIDDEN void stacks_flush_for_waiters(struct weft_xstream_s *xs);
 
-/* mem.c (the cache fast paths are in mem_cache.h) */
-WEFT_HIDDEN void mem_init(void);
+/* Memory of units (the per-stream cache fast paths are in mem_cache.h).
+ * mem.c: the whole of it at a stream's end, at finalize, after fork. */
 WEFT_HIDDEN void mem_cache_flush(struct weft_xstream_s *xs);
+WEFT_HIDDEN void mem_finalize(void);
+/* stack.c */
+WEFT_HIDDEN void stacks_init(void);
 WEFT_HIDDEN size_t mem_stack_cache_drain(struct weft_xstream_s *xs);
 WEFT_HIDDEN bool mem_stacks_trim(void);
 WEFT_HIDDEN int mem_stack_errno(void);
-WEFT_HIDDEN void mem_finalize(void);
-enum { OBJ_POOL, OBJ_SCHED, OBJ_MUTEX, OBJ_COND, OBJ_RWLOCK, OBJ_BARRIER, OBJ_XBARRIER, OBJ_EVENTUAL, OBJ_FUTURE, OBJ_KEY, OBJ_NKINDS };
-WEFT_HIDDEN void *obj_alloc(int kind, size_t size);
-WEFT_HIDDEN void obj_retire(int kind, void *obj);
+WEFT_HIDDEN void stack_cache_flush(struct weft_xstream_s *xs);
+WEFT_HIDDEN void stack_release_unit(struct weft_unit_s *u);
+WEFT_HIDDEN void stacks_finalize(void);
+WEFT_HIDDEN void stacks_fork_abandon(void);
+/* slab.c */
+WEFT_HIDDEN void slab_cache_flush(struct weft_xstream_s *xs);
+WEFT_HIDDEN void slabs_finalize(void);
+WEFT_HIDDEN void slabs_fork_abandon(void);
+/* obj.c: handle objects other than units and streams (pools, schedulers,
+ * the sync layer's objects): handle memory, reused by size once retired. */
+WEFT_HIDDEN void *obj_alloc(size_t size);
+WEFT_HIDDEN void obj_retire(void *obj, size_t size);
 WEFT_HIDDEN int guard_install_thread(struct weft_xstream_s *xs);
 WEFT_HIDDEN void guard_remove_thread(struct weft_xstream_s *xs);
 WEFT_HIDDEN int guard_install_handler(void);
@@ -532,14 +561,12 @@ WEFT_HIDDEN bool fork_stack(const void *addr, void **lo, size_t *size);
  * its file's lock still held: it forgets the parent's runtime state without
  * freeing it, and reads no more of it than that lock guards (other threads
  * may have left the rest half-changed). */
-WEFT_HIDDEN void mem_fork_lock(void);
-WEFT_HIDDEN void mem_fork_unlock(void);
+WEFT_HIDDEN void obj_fork_lock(void);
+WEFT_HIDDEN void obj_fork_unlock(void);
 WEFT_HIDDEN void mem_fork_abandon(void);
 WEFT_HIDDEN void pools_fork_lock(void);
 WEFT_HIDDEN void pools_fork_unlock(void);
 WEFT_HIDDEN void pools_fork_abandon(void);
-WEFT_HIDDEN void keys_fork_lock(void);
-WEFT_HIDDEN void keys_fork_unlock(void);
 WEFT_HIDDEN void idle_fork_abandon(void);
 WEFT_HIDDEN void runtime_fork_child(void);
 

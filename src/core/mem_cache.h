@@ -1,6 +1,6 @@
 /* Per-stream caches of descriptors and stacks: the fast paths, inline
  * because create, dispatch and free run them for every unit. The slow paths
- * (global lists under a lock, the OS) are in mem.c. */
+ * (global lists under a lock, the OS) are in slab.c (descriptors) and stack.c. */
 #ifndef WEFT_CORE_MEM_CACHE_H
 #define WEFT_CORE_MEM_CACHE_H
 
@@ -25,7 +25,7 @@ struct stack_hdr {
     void *map;          /* base of its mapping (guard first), or of its slot */
     void *tsan_fiber;   /* the ThreadSanitizer fiber that goes with the stack */
     unsigned vg_stack_id;
-    uint8_t carved;     /* a slot of a shared chunk (mem.c) */
+    uint8_t carved;     /* a slot of a shared chunk (stack.c) */
 };
 
 static inline void *stack_cache_pop(struct stack_cache *c)
@@ -163,7 +163,7 @@ WEFT_HIDDEN void mem_unit_release_remote(struct weft_xstream_s *xs, struct weft_
 
 /* Return a descriptor, and any stack it still holds, to the caches: the
  * caller's own when the descriptor is from one of its local slabs (or from
- * no stream's), else (mem.c) its export cache or back towards its owner in
+ * no stream's), else (slab.c) its export cache or back towards its owner in
  * batches. */
 static inline void mem_unit_release(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {

@@ -224,7 +224,7 @@ void pool_retire(struct weft_pool_s *p)
         free(r);
     }
     atomic_store(&p->ring, NULL);
-    obj_retire(OBJ_POOL, p);
+    obj_retire(p, sizeof *p);
 }
 
 /* weft_finalize(), from the main ULT on the primary stream `xs`: units
@@ -301,7 +301,7 @@ int weft_pool_create(weft_pool_kind kind, weft_pool_access access, weft_pool *ou
     if (!out) return WEFT_ERR_INVALID;
     *out = NULL;
     if (!pool_kind_valid((int)kind, (int)access)) return WEFT_ERR_INVALID;
-    struct weft_pool_s *p = obj_alloc(OBJ_POOL, sizeof *p);
+    struct weft_pool_s *p = obj_alloc(sizeof *p);
     if (!p) return WEFT_ERR_NOMEM;
     *p = (struct weft_pool_s){0};
     p->kind = (uint8_t)kind;
@@ -533,7 +533,7 @@ void pools_fork_unlock(void)
     spin_unlock(&g_pools_lock);
 }
 
-static struct weft_pool_s *g_fork_pools __attribute__((used)); /* what the child gave up; never read (see mem.c) */
+static struct weft_pool_s *g_fork_pools __attribute__((used)); /* what the child gave up; never read (see stack.c) */
 
 /* The child of a live runtime: the parent's pools belong to streams and
  * units that are gone. Each leaves the registry, so that no finalize of

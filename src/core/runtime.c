@@ -13,6 +13,7 @@
 #include "mem_cache.h"
 
 struct weft_global weft_g = {.lock = PTHREAD_MUTEX_INITIALIZER, .ext_next_id = 1 /* 0 is the main ULT */};
+struct core_hooks core_hooks; /* internal.h: set by the layers above, at load */
 __thread struct weft_xstream_s *weft_tls_xs __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t g_init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -241,7 +242,7 @@ int weft_init(const weft_config *cfg)
     weft_g.fast_stack_size = c.huge_pages ? 0 : weft_g.stack_size;
     weft_g.eager_stacks = c.eager_stacks;
     idle_init();
-    mem_init();
+    stacks_init();
     weft_set_wait_policy(c.wait_policy, c.spin_us);
     atomic_store(&weft_g.ext_created, 0);
     atomic_store(&weft_g.ext_finished, 0);

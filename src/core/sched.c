@@ -64,7 +64,7 @@ void sched_detach(struct weft_sched_s *s)
 
 static int sched_new(int npools, struct weft_pool_s *const *pools, struct weft_sched_s **out)
 {
-    struct weft_sched_s *s = obj_alloc(OBJ_SCHED, sizeof *s);
+    struct weft_sched_s *s = obj_alloc(sizeof *s);
     if (!s) return WEFT_ERR_NOMEM;
     memset(s, 0, sizeof *s);
     s->npools = npools;
@@ -88,7 +88,7 @@ void sched_destroy(struct weft_sched_s *s)
             if (p->runtime_owned) pool_retire(p);
         }
     }
-    obj_retire(OBJ_SCHED, s);
+    obj_retire(s, sizeof *s);
 }
 
 /* A runtime-owned basic scheduler over one new pool of the configured kind. */

@@ -119,7 +119,7 @@ static void unit_finish(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     if (xs) counter_bump(&xs->n_finished);
     else atomic_fetch_add(&weft_g.ext_finished, 1);
-    if (unlikely(u->has_keys)) keys_unit_end(u); /* cancelled: ended outside its function */
+    if (unlikely(u->has_keys)) unit_keys_end(u); /* cancelled: ended outside its function */
     if (u->kind != KIND_TASKLET) {
         /* Nothing runs on the stack any more: recycle it now, not at free.
          * Off the fast path, a ULT may be waiting for it. */
@@ -158,11 +158,15 @@ void unit_run_pending(struct weft_xstream_s *xs)
     if (likely(p == PEND_NONE)) return;
     struct weft_unit_s *u = xs->pend_unit;
     xs->pend = PEND_NONE;
+    /* The unit that left was running; a parked one counted itself blocked. */
+    WEFT_ASSERT(atomic_load_explicit(&u->state, memory_order_relaxed) ==
+                (p == PEND_UNLOCK ? WEFT_STATE_BLOCKED : WEFT_STATE_RUNNING));
     switch (p) {
     case PEND_READY: unit_make_ready(xs, u); break;
     case PEND_JOIN: unit_block_join(xs, u, xs->pend_target); break;
     case PEND_TERMINATE: unit_finish(xs, u); break;
     case PEND_UNLOCK: atomic_store_explicit(xs->pend_lock, 0, memory_order_release); break;
+    default: WEFT_ASSERT(!"a known pending action");
     }
 }
 
@@ -174,6 +178,7 @@ static inline void run_pending_fast(struct weft_xstream_s *xs)
         struct weft_unit_s *u = xs->pend_unit;
         struct weft_pool_s *p = u->pool;
         if (likely(p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner == xs)) {
+            WEFT_ASSERT(atomic_load_explicit(&u->state, memory_order_relaxed) == WEFT_STATE_RUNNING);
             xs->pend = PEND_NONE;
             atomic_store_explicit(&u->state, WEFT_STATE_READY, memory_order_relaxed);
             list_push(p, u);
@@ -192,6 +197,7 @@ static inline void run_pending_fast(struct weft_xstream_s *xs)
 static inline void unit_switch(struct weft_xstream_s *xs, struct weft_unit_s *from,
                                struct weft_unit_s *to, int pend, struct weft_unit_s *target)
 {
+    WEFT_ASSERT(xs->pend == PEND_NONE); /* the last one was done: none is lost */
     xs->pend = (uint8_t)pend;
     xs->pend_unit = from;
     xs->pend_target = target;
@@ -434,6 +440,7 @@ static TSAN_NOINLINE __attribute__((noreturn)) void ult_terminate(struct weft_un
         if (j > JW_EXTERNAL && joiner_runs_here(xs, (struct weft_unit_s *)j)) to = (struct weft_unit_s *)j;
     }
     if (!to) to = unit_next_to_run(xs);
+    WEFT_ASSERT(xs->pend == PEND_NONE);
     xs->pend = PEND_TERMINATE;
     xs->pend_unit = u;
     to->xs = xs;
@@ -453,7 +460,7 @@ static TSAN_NOINLINE void ult_run(struct weft_unit_s *u)
     hook_switch_end(u);
     unit_run_pending(u->xs);
     u->fn(u->arg);
-    if (unlikely(u->has_keys)) keys_unit_end(u);
+    if (unlikely(u->has_keys)) unit_keys_end(u);
 }
 
 /* A ULT's first frame. Not instrumented: under TSan it would be a frame
@@ -473,7 +480,7 @@ void unit_dispatch(struct weft_xstream_s *xs, struct weft_unit_s *u)
         atomic_store_explicit(&u->state, WEFT_STATE_RUNNING, memory_order_relaxed);
         xs->cur = u;
         u->fn(u->arg);
-        if (unlikely(u->has_keys)) keys_unit_end(u);
+        if (unlikely(u->has_keys)) unit_keys_end(u);
         xs->cur = xs->sched_unit;
         unit_finish(xs, u);
     } else if ((u = unit_claim(xs, u)) != NULL) {
@@ -495,7 +502,7 @@ static inline uint64_t unit_next_id(struct weft_xstream_s *xs)
 }
 
 /* A descriptor for a unit of `p`, a pool that is not this stream's
- * private one: local if this stream runs `p` too, else exported (mem.c:
+ * private one: local if this stream runs `p` too, else exported (slab.c:
  * a unit that runs elsewhere stays off this stream's hot pages). */
 static __attribute__((noinline)) struct weft_unit_s *unit_alloc_for(struct weft_xstream_s *xs, struct weft_pool_s *p)
 {
@@ -1059,7 +1066,7 @@ int weft_thread_exit(void)
     if (!xs) return WEFT_ERR_NOT_WEFT;
     struct weft_unit_s *self = xs->cur;
     if (self->kind != KIND_ULT) return WEFT_ERR_NOT_ULT;
-    if (self->has_keys) keys_unit_end(self);
+    if (self->has_keys) unit_keys_end(self);
     ult_terminate(self, false);
 }
 

@@ -339,10 +339,10 @@ fail_xs:
 /* Ask `xs` to stop and wait for it. */
 int xs_stop_and_join(struct weft_xstream_s *xs)
 {
-    int expected = 0;
-    if (!atomic_compare_exchange_strong(&xs->join_state, &expected, 1)) {
+    int expected = XS_JOIN_NONE;
+    if (!atomic_compare_exchange_strong(&xs->join_state, &expected, XS_JOIN_BUSY)) {
         /* Someone else joins it: wait for them. */
-        while (atomic_load(&xs->join_state) != 2)
+        while (atomic_load(&xs->join_state) != XS_JOIN_DONE)
             if (weft_yield() != WEFT_OK) sched_yield();
         return WEFT_OK;
     }
@@ -353,7 +353,8 @@ int xs_stop_and_join(struct weft_xstream_s *xs)
         while (atomic_load_explicit(&xs->state, memory_order_acquire) != XS_TERMINATED) weft_yield();
     }
     pthread_join(xs->thread, NULL);
-    atomic_store(&xs->join_state, 2);
+    WEFT_ASSERT(atomic_load(&xs->state) == XS_TERMINATED && atomic_load(&xs->join_state) == XS_JOIN_BUSY);
+    atomic_store(&xs->join_state, XS_JOIN_DONE);
     return WEFT_OK;
 }
 

@@ -38,7 +38,7 @@ int weft_barrier_create(int n, weft_barrier *out)
     if (!out) return WEFT_ERR_INVALID;
     *out = NULL;
     if (n < 1) return WEFT_ERR_INVALID;
-    struct weft_barrier_s *b = obj_alloc(OBJ_BARRIER, sizeof *b);
+    struct weft_barrier_s *b = obj_alloc(sizeof *b);
     if (!b) return WEFT_ERR_NOMEM;
     atomic_store_explicit(&b->lock, 0, memory_order_relaxed);
     b->n = (unsigned)n;
@@ -69,7 +69,7 @@ int weft_barrier_free(weft_barrier *bp)
     if (rc) return rc;
     spin_lock(&b->lock);
     bool busy = b->arrived != 0;
-    if ((rc = sync_free_end(b, &b->lock, busy, MAGIC_BARRIER, MAGIC_BARRIER_DEAD, OBJ_BARRIER, NULL))) return rc;
+    if ((rc = sync_free_end(b, &b->lock, busy, MAGIC_BARRIER, MAGIC_BARRIER_DEAD, sizeof *b, NULL))) return rc;
     *bp = NULL;
     return WEFT_OK;
 }
@@ -146,7 +146,7 @@ int weft_xstream_barrier_create(int n, weft_xstream_barrier *out)
     if (!out) return WEFT_ERR_INVALID;
     *out = NULL;
     if (n < 1) return WEFT_ERR_INVALID;
-    struct weft_xstream_barrier_s *b = obj_alloc(OBJ_XBARRIER, sizeof *b);
+    struct weft_xstream_barrier_s *b = obj_alloc(sizeof *b);
     if (!b) return WEFT_ERR_NOMEM;
     b->n = (unsigned)n;
     atomic_store(&b->arrived, 0);
@@ -166,7 +166,7 @@ int weft_xstream_barrier_free(weft_xstream_barrier *bp)
     if (atomic_load(&b->arrived)) return WEFT_ERR_BUSY;
     uint32_t live = MAGIC_XBARRIER;
     if (!atomic_compare_exchange_strong(&b->magic, &live, MAGIC_XBARRIER_DEAD)) return WEFT_ERR_HANDLE;
-    obj_retire(OBJ_XBARRIER, b);
+    obj_retire(b, sizeof *b);
     *bp = NULL;
     return WEFT_OK;
 }

@@ -15,7 +15,7 @@ int weft_cond_create(weft_cond *out)
 {
     if (!out) return WEFT_ERR_INVALID;
     *out = NULL;
-    struct weft_cond_s *c = obj_alloc(OBJ_COND, sizeof *c);
+    struct weft_cond_s *c = obj_alloc(sizeof *c);
     if (!c) return WEFT_ERR_NOMEM;
     atomic_store_explicit(&c->lock, 0, memory_order_relaxed);
     c->queue = (struct waitq){0};
@@ -32,7 +32,7 @@ int weft_cond_free(weft_cond *cp)
     if (rc) return rc;
     spin_lock(&c->lock);
     bool busy = c->queue.head != NULL;
-    if ((rc = sync_free_end(c, &c->lock, busy, MAGIC_COND, MAGIC_COND_DEAD, OBJ_COND, NULL))) return rc;
+    if ((rc = sync_free_end(c, &c->lock, busy, MAGIC_COND, MAGIC_COND_DEAD, sizeof *c, NULL))) return rc;
     *cp = NULL;
     return WEFT_OK;
 }

@@ -70,7 +70,7 @@ int weft_eventual_create(size_t nbytes, weft_eventual *out)
     *out = NULL;
     void *value = NULL;
     if (nbytes && !(value = sys_calloc(1, nbytes))) return WEFT_ERR_NOMEM;
-    struct weft_eventual_s *e = obj_alloc(OBJ_EVENTUAL, sizeof *e);
+    struct weft_eventual_s *e = obj_alloc(sizeof *e);
     if (!e) {
         free(value);
         return WEFT_ERR_NOMEM;
@@ -93,7 +93,7 @@ int weft_eventual_free(weft_eventual *ep)
     if (rc) return rc;
     spin_lock(&e->lock);
     bool busy = e->queue.head != NULL;
-    if ((rc = sync_free_end(e, &e->lock, busy, MAGIC_EVENTUAL, MAGIC_EVENTUAL_DEAD, OBJ_EVENTUAL, e->value))) return rc;
+    if ((rc = sync_free_end(e, &e->lock, busy, MAGIC_EVENTUAL, MAGIC_EVENTUAL_DEAD, sizeof *e, e->value))) return rc;
     *ep = NULL;
     return WEFT_OK;
 }
@@ -162,7 +162,7 @@ int weft_future_create(int compartments, void (*ready_cb)(void **values), weft_f
     if (compartments < 1) return WEFT_ERR_INVALID;
     void **values = sys_calloc((size_t)compartments, sizeof *values);
     if (!values) return WEFT_ERR_NOMEM;
-    struct weft_future_s *f = obj_alloc(OBJ_FUTURE, sizeof *f);
+    struct weft_future_s *f = obj_alloc(sizeof *f);
     if (!f) {
         free(values);
         return WEFT_ERR_NOMEM;
@@ -187,7 +187,7 @@ int weft_future_free(weft_future *fp)
     if (rc) return rc;
     spin_lock(&f->lock);
     bool busy = f->queue.head != NULL;
-    if ((rc = sync_free_end(f, &f->lock, busy, MAGIC_FUTURE, MAGIC_FUTURE_DEAD, OBJ_FUTURE, f->values))) return rc;
+    if ((rc = sync_free_end(f, &f->lock, busy, MAGIC_FUTURE, MAGIC_FUTURE_DEAD, sizeof *f, f->values))) return rc;
     *fp = NULL;
     return WEFT_OK;
 }

@@ -88,7 +88,7 @@ int weft_key_create(void (*destructor)(void *), weft_key *out)
 {
     if (!out) return WEFT_ERR_INVALID;
     *out = NULL;
-    struct weft_key_s *k = obj_alloc(OBJ_KEY, sizeof *k);
+    struct weft_key_s *k = obj_alloc(sizeof *k);
     if (!k) return WEFT_ERR_NOMEM;
     pthread_mutex_lock(&keys_lock);
     unsigned index;
@@ -105,7 +105,7 @@ int weft_key_create(void (*destructor)(void *), weft_key *out)
     }
     pthread_mutex_unlock(&keys_lock);
     if (index == MAX_KEYS) {
-        obj_retire(OBJ_KEY, k);
+        obj_retire(k, sizeof *k);
         return WEFT_ERR_NOMEM;
     }
     *out = k;
@@ -125,7 +125,7 @@ int weft_key_free(weft_key *kp)
     }
     pthread_mutex_unlock(&keys_lock);
     if (rc) return rc;
-    obj_retire(OBJ_KEY, k);
+    obj_retire(k, sizeof *k);
     *kp = NULL;
     return WEFT_OK;
 }
@@ -211,7 +211,7 @@ static void table_release(struct weft_unit_s *u)
     free(t);
 }
 
-void keys_unit_end(struct weft_unit_s *u)
+static void keys_unit_end(struct weft_unit_s *u)
 {
     /* Destructors run as `u` (its key_set lands in u->keys), except for a
      * cancelled unit's, which run in its reaper. */
@@ -220,12 +220,23 @@ void keys_unit_end(struct weft_unit_s *u)
 
 /* fork.c: keys outlive the runtime. The lock is held across fork(), so
  * the child finds the keys whole and every key of the parent still valid. */
-void keys_fork_lock(void)
+static void keys_fork_lock(void)
 {
     pthread_mutex_lock(&keys_lock);
 }
 
-void keys_fork_unlock(void)
+static void keys_fork_unlock(void)
 {
     pthread_mutex_unlock(&keys_lock);
+}
+
+/* The core calls up into this file only through its hooks (internal.h),
+ * set when the library is loaded, before any key exists. A program linked
+ * statically without the key calls leaves this file, and the hooks, out:
+ * no unit then has keys. */
+__attribute__((constructor)) static void keys_hook_into_core(void)
+{
+    core_hooks.unit_keys_end = keys_unit_end;
+    core_hooks.fork_lock = keys_fork_lock;
+    core_hooks.fork_unlock = keys_fork_unlock;
 }

@@ -33,7 +33,7 @@ int weft_mutex_create(const weft_mutex_attr *attr, weft_mutex *out)
     *out = NULL;
     /* Freed mutexes are kept (dead) for reuse until weft_finalize(): a
      * stale handle then reads a dead magic word, not freed memory. */
-    struct weft_mutex_s *m = obj_alloc(OBJ_MUTEX, sizeof *m);
+    struct weft_mutex_s *m = obj_alloc(sizeof *m);
     if (!m) return WEFT_ERR_NOMEM;
     m->recursive = attr && attr->recursive;
     m->fair = attr && attr->fair;
@@ -57,7 +57,7 @@ int weft_mutex_free(weft_mutex *mp)
     if (rc) return rc;
     spin_lock(&m->lock);
     bool busy = atomic_load(&m->owner) || atomic_load(&m->n_waiters);
-    if ((rc = sync_free_end(m, &m->lock, busy, MAGIC_MUTEX, MAGIC_MUTEX_DEAD, OBJ_MUTEX, NULL))) return rc;
+    if ((rc = sync_free_end(m, &m->lock, busy, MAGIC_MUTEX, MAGIC_MUTEX_DEAD, sizeof *m, NULL))) return rc;
     *mp = NULL;
     return WEFT_OK;
 }

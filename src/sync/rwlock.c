@@ -21,7 +21,7 @@ int weft_rwlock_create(weft_rwlock *out)
 {
     if (!out) return WEFT_ERR_INVALID;
     *out = NULL;
-    struct weft_rwlock_s *l = obj_alloc(OBJ_RWLOCK, sizeof *l);
+    struct weft_rwlock_s *l = obj_alloc(sizeof *l);
     if (!l) return WEFT_ERR_NOMEM;
     atomic_store_explicit(&l->lock, 0, memory_order_relaxed);
     l->readers = 0;
@@ -40,7 +40,7 @@ int weft_rwlock_free(weft_rwlock *lp)
     if (rc) return rc;
     spin_lock(&l->lock);
     bool busy = l->readers || l->writer || l->rq.head || l->wq.head;
-    if ((rc = sync_free_end(l, &l->lock, busy, MAGIC_RWLOCK, MAGIC_RWLOCK_DEAD, OBJ_RWLOCK, NULL))) return rc;
+    if ((rc = sync_free_end(l, &l->lock, busy, MAGIC_RWLOCK, MAGIC_RWLOCK_DEAD, sizeof *l, NULL))) return rc;
     *lp = NULL;
     return WEFT_OK;
 }

@@ -24,14 +24,14 @@ static inline int sync_check(const void *obj, uint32_t magic)
  * second gets WEFT_ERR_HANDLE), loses `extra` (memory of its own) and is
  * retired (its memory kept: stale handles read the dead magic). */
 static inline int sync_free_end(void *obj, _Atomic uint32_t *lock, bool busy, uint32_t live, uint32_t dead,
-                                int kind, void *extra)
+                                size_t size, void *extra)
 {
     bool mine = !busy && atomic_compare_exchange_strong((_Atomic uint32_t *)obj, &live, dead);
     spin_unlock(lock);
     if (busy) return WEFT_ERR_BUSY;
     if (!mine) return WEFT_ERR_HANDLE;
     free(extra);
-    obj_retire(kind, obj);
+    obj_retire(obj, size);
     return WEFT_OK;
 }
 

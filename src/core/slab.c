@@ -1,0 +1,207 @@
+/* Unit descriptors: the slow paths behind the per-stream caches of
+ * mem_cache.h.
+ *
+ * Descriptors come from slabs of handle memory (handle.c), never given
+ * back, kept across runtimes: a stale handle always points at readable
+ * memory whose magic word says "dead". Each stream caches up to CACHE_MAX
+ * of them, so create and free on one stream take no lock ([Argobots §3.3]:
+ * per-stream memory pools); the surplus goes to global lists under
+ * weft_g.lock. A descriptor freed on a stream other than the one whose
+ * slab it is from goes back to that stream, batched. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "mem_cache.h"
+
+#define REMOTE_BATCH 64
+
+static struct slab *g_slabs;                /* the runtime's slabs */
+static struct slab *g_spare_slabs;          /* slabs of runtimes that ended, for the next; under weft_g.lock */
+static struct unit_cache g_plain;           /* global descriptor list, under weft_g.lock */
+static struct unit_cache g_export;          /* surplus of export slabs, under weft_g.lock */
+
+/* ---------- descriptors ---------- */
+
+/* Under weft_g.lock: a fresh slab owned by `owner` into `into`. */
+static int slab_new(struct unit_cache *into, struct weft_xstream_s *owner, bool exported)
+{
+    /* Handle memory (handle.c): never unmapped, reused across runtimes. */
+    struct slab *s = g_spare_slabs;
+    if (s) g_spare_slabs = s->next;
+    else if (!(s = handle_alloc(SLAB_ALIGN, SLAB_ALIGN))) return WEFT_ERR_NOMEM;
+    memset(s, 0, sizeof *s);
+    s->owner = (uintptr_t)owner | (owner && exported ? SLAB_EXPORTED : 0);
+    s->next = g_slabs;
+    g_slabs = s;
+    for (int i = (int)SLAB_UNITS - 1; i >= 0; i--) {
+        atomic_store_explicit(&s->units[i].magic, MAGIC_DEAD, memory_order_relaxed);
+        cache_push(into, &s->units[i]);
+    }
+    return WEFT_OK;
+}
+
+/* Slow path of mem_unit_alloc() and mem_unit_alloc_export(): what other
+ * streams gave back, else (local only) the global list, else a new slab.
+ *
+ * Why exports have slabs of their own: a unit made here but run by
+ * another stream is written by that stream whenever it switches. If its
+ * descriptor shared a page with the descriptors this stream recycles all
+ * the time, this stream's prefetchers would keep pulling its lines over,
+ * and the other stream would miss on every switch. Measured: a driver
+ * ULT created by the primary for a second stream made that stream's
+ * tasklet create+join 8-10% slower, all of it gone once the driver's
+ * descriptor sat a page away (docs/design.md "Descriptors that run
+ * elsewhere"). The global list may hold descriptors of anyone's local
+ * slabs, so exports never take from it. */
+struct weft_unit_s *mem_unit_alloc_slow(struct weft_xstream_s *xs, bool exported)
+{
+    struct weft_unit_s *u;
+    struct unit_cache *c = xs ? (exported ? &xs->export_cache : &xs->unit_cache) : NULL;
+    if (xs && atomic_load_explicit(&xs->returned, memory_order_relaxed)) {
+        u = atomic_exchange_explicit(&xs->returned, NULL, memory_order_acquire);
+        while (u) {
+            struct weft_unit_s *n = u->next;
+            bool ex = atomic_load_explicit(&slab_of(u)->owner, memory_order_relaxed) & SLAB_EXPORTED;
+            cache_push(ex ? &xs->export_cache : &xs->unit_cache, u);
+            u = n;
+        }
+        if ((u = cache_pop(c))) return u;
+    }
+    pthread_mutex_lock(&weft_g.lock);
+    if (xs && exported && g_export.head) {
+        /* Another round of units for other streams: the descriptors the
+         * last rounds left over, not a new slab each time. */
+        u = cache_pop(&g_export);
+        for (int i = 0; i < 32 && g_export.head; i++) cache_push(c, cache_pop(&g_export));
+        pthread_mutex_unlock(&weft_g.lock);
+        return u;
+    }
+    if (xs && (exported || !g_plain.head)) {
+        /* A stream takes a whole new slab: descriptors of different streams
+         * never sit side by side. */
+        int rc = slab_new(c, xs, exported);
+        pthread_mutex_unlock(&weft_g.lock);
+        return rc == WEFT_OK ? cache_pop(c) : NULL;
+    }
+    if (!g_plain.head && slab_new(&g_plain, NULL, false) != WEFT_OK) {
+        pthread_mutex_unlock(&weft_g.lock);
+        return NULL;
+    }
+    u = cache_pop(&g_plain);
+    if (xs)
+        for (int i = 0; i < 32 && g_plain.head; i++) cache_push(&xs->unit_cache, cache_pop(&g_plain));
+    pthread_mutex_unlock(&weft_g.lock);
+    return u;
+}
+
+/* Slow path of mem_unit_release(): the global list. */
+void mem_unit_release_slow(struct weft_unit_s *u)
+{
+    pthread_mutex_lock(&weft_g.lock);
+    cache_push(&g_plain, u);
+    pthread_mutex_unlock(&weft_g.lock);
+}
+
+/* Send the batch of freed descriptors to their owner: one exchange-free
+ * splice onto its `returned` stack. */
+static void remote_flush(struct weft_xstream_s *xs)
+{
+    struct unit_cache *b = &xs->remote_batch;
+    if (!b->head) return;
+    struct weft_unit_s *last = b->head;
+    while (last->next) last = last->next;
+    _Atomic(struct weft_unit_s *) *into = &xs->remote_owner->returned;
+    struct weft_unit_s *h = atomic_load_explicit(into, memory_order_relaxed);
+    do {
+        last->next = h;
+    } while (!atomic_compare_exchange_weak_explicit(into, &h, b->head, memory_order_release, memory_order_relaxed));
+    *b = (struct unit_cache){0};
+    xs->remote_owner = NULL;
+}
+
+/* A descriptor of `owner`'s slabs freed on `xs`: batched per owner, so a
+ * producer stream and a consumer stream exchange one atomic operation per
+ * REMOTE_BATCH units and each stream's caches stay bounded. */
+void mem_unit_release_remote(struct weft_xstream_s *xs, struct weft_unit_s *u, uintptr_t tagged)
+{
+    struct weft_xstream_s *owner = (struct weft_xstream_s *)(tagged & ~SLAB_EXPORTED);
+    if (owner == xs) { /* one of our export slabs */
+        if (xs->export_cache.n < CACHE_MAX) {
+            cache_push(&xs->export_cache, u);
+        } else {
+            /* Kept for exports: the global list would hand it to local
+             * allocations, and the next exports would need new slabs. */
+            pthread_mutex_lock(&weft_g.lock);
+            cache_push(&g_export, u);
+            pthread_mutex_unlock(&weft_g.lock);
+        }
+        return;
+    }
+    if (xs->remote_owner != owner) {
+        remote_flush(xs);
+        xs->remote_owner = owner;
+    }
+    cache_push(&xs->remote_batch, u);
+    if (xs->remote_batch.n >= REMOTE_BATCH) remote_flush(xs);
+}
+
+/* A stream that ends hands its descriptor caches to the global list and
+ * its slabs to no one: from now on they are freed wherever they are
+ * released. (A descriptor another stream is sending back just now stays on
+ * the dead stream's list until weft_finalize() retires the slabs.) */
+void slab_cache_flush(struct weft_xstream_s *xs)
+{
+    struct weft_unit_s *u;
+    remote_flush(xs);
+    pthread_mutex_lock(&weft_g.lock);
+    for (struct slab *s = g_slabs; s; s = s->next)
+        if ((atomic_load_explicit(&s->owner, memory_order_relaxed) & ~SLAB_EXPORTED) == (uintptr_t)xs)
+            atomic_store_explicit(&s->owner, 0, memory_order_relaxed);
+    u = atomic_exchange(&xs->returned, NULL);
+    while (u) {
+        struct weft_unit_s *n = u->next;
+        cache_push(&g_plain, u);
+        u = n;
+    }
+    while ((u = cache_pop(&xs->unit_cache))) cache_push(&g_plain, u);
+    while ((u = cache_pop(&xs->export_cache))) cache_push(&g_plain, u);
+    pthread_mutex_unlock(&weft_g.lock);
+}
+
+/* weft_finalize(), all streams gone: every descriptor dead and without a
+ * stack; the slabs are kept for the next runtime (a stale handle still
+ * reads "dead"). */
+void slabs_finalize(void)
+{
+    for (struct slab *s = g_slabs; s; s = s->next)
+        for (size_t i = 0; i < SLAB_UNITS; i++) {
+            struct weft_unit_s *u = &s->units[i];
+            stack_release_unit(u);
+            atomic_store_explicit(&u->magic, MAGIC_DEAD, memory_order_relaxed);
+        }
+    pthread_mutex_lock(&weft_g.lock);
+    while (g_slabs) {
+        struct slab *n = g_slabs->next;
+        g_slabs->next = g_spare_slabs;
+        g_spare_slabs = g_slabs;
+        g_slabs = n;
+    }
+    pthread_mutex_unlock(&weft_g.lock);
+    g_plain = (struct unit_cache){0};
+    g_export = (struct unit_cache){0};
+}
+
+/* Kept reachable after a fork, for the leak checker (see stack.c). */
+static struct slab *g_fork_slabs __attribute__((used));
+
+/* fork.c: the child of a live runtime leaves the parent's slabs allocated
+ * as they are; the next weft_init() starts with empty lists. */
+void slabs_fork_abandon(void)
+{
+    g_fork_slabs = g_slabs;
+    g_slabs = NULL;
+    g_plain = (struct unit_cache){0};
+    g_export = (struct unit_cache){0};
+}
