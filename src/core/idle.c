@@ -32,6 +32,7 @@
 #include "futex.h"
 #include "internal.h"
 #include "pool_ops.h"
+#include "sched.h"
 
 #ifndef MEMBARRIER_CMD_PRIVATE_EXPEDITED
 #define MEMBARRIER_CMD_PRIVATE_EXPEDITED (1 << 3)
@@ -201,6 +202,29 @@ int weft_set_wait_policy(weft_wait_policy policy, long spin_us)
     return WEFT_OK;
 }
 
+/* The one back-off of every waiter that does not sleep on a futex: its
+ * `n`th turn without work spins (the first 63), then gives the core away
+ * (sched_yield), then, from turn 64 + 2048 on and if `nap`, naps 50 us. */
+static void backoff_step(unsigned n, bool nap)
+{
+    if (n < 64) {
+        cpu_relax();
+    } else if (!nap || n < 64 + 2048) {
+        sched_yield();
+    } else {
+        struct timespec ts = {0, 50 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* A wait outside a scheduler's idle turn (a blocking pool pop from a plain
+ * thread, a user scheduler's run function that keeps returning): `idle`
+ * counts its turns. */
+void idle_backoff(unsigned *idle)
+{
+    backoff_step(++*idle, true);
+}
+
 /* One idle turn of the scheduler `s` on `xs`; `idle` counts the turns
  * since it last ran something, `idle_since` holds when that was. Fires due
  * timers; then spins, yields the core, or sleeps, as the policy says. */
@@ -216,18 +240,9 @@ void xs_idle(struct weft_xstream_s *xs, struct weft_sched_s *s, unsigned *idle, 
      * request would wake it at once. */
     bool may_sleep = policy != WEFT_WAIT_ACTIVE && !s->parent && xs->main_sched == s &&
                      !atomic_load_explicit(&xs->stop_requested, memory_order_relaxed);
-    if (n < 64) {
-        cpu_relax();
-        if (n == 1) *idle_since = 0;
-        return;
-    }
-    if (!may_sleep) {
-        if (policy == WEFT_WAIT_ACTIVE || n < 64 + 2048) {
-            sched_yield();
-        } else {
-            struct timespec ts = {0, 50 * 1000};
-            nanosleep(&ts, NULL);
-        }
+    if (n == 1) *idle_since = 0;
+    if (n < 64 || !may_sleep) {
+        backoff_step(n, policy != WEFT_WAIT_ACTIVE);
         return;
     }
     if (policy == WEFT_WAIT_HYBRID) {

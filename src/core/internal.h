@@ -448,6 +448,7 @@ WEFT_HIDDEN struct weft_unit_s *sched_pick_slow(struct weft_xstream_s *xs, struc
 WEFT_HIDDEN void sched_set_fast(struct weft_sched_s *s);
 WEFT_HIDDEN void sched_main_loop(struct weft_xstream_s *xs);
 WEFT_HIDDEN struct weft_pool_s *sched_migration_pool(struct weft_sched_s *s);
+WEFT_HIDDEN void sched_yield_parent(struct weft_xstream_s *xs);
 
 /* unit.c: blocking for the sync layer (src/sync/waitq.h) */
 WEFT_HIDDEN void unit_park(struct weft_unit_s *self, _Atomic uint32_t *lock);
@@ -481,6 +482,7 @@ WEFT_HIDDEN void timer_arm(struct weft_xstream_s *xs, struct weft_timer *t);
 WEFT_HIDDEN void timer_disarm(struct weft_timer *t);
 WEFT_HIDDEN uint64_t timers_expire(struct weft_xstream_s *xs);
 WEFT_HIDDEN void xs_idle(struct weft_xstream_s *xs, struct weft_sched_s *s, unsigned *idle, uint64_t *idle_since);
+WEFT_HIDDEN void idle_backoff(unsigned *idle);
 
 /* After making work for `xs` or for pool `p` visible: wake a sleeper that
  * may have missed it. A plain load unless someone sleeps (see idle.c for
@@ -499,9 +501,6 @@ static inline void pool_notify(struct weft_pool_s *p)
 
 /* xstream.c */
 WEFT_HIDDEN bool xs_can_stop(struct weft_xstream_s *xs);
-WEFT_HIDDEN void idle_backoff(unsigned *idle);
-WEFT_HIDDEN void inbox_drain(struct weft_xstream_s *xs);
-WEFT_HIDDEN bool inbox_push(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN int xs_register(struct weft_xstream_s *xs);
 WEFT_HIDDEN void xs_unregister(struct weft_xstream_s *xs);
 WEFT_HIDDEN int xs_check(struct weft_xstream_s *xs);
@@ -511,12 +510,17 @@ WEFT_HIDDEN void xs_release(struct weft_xstream_s *xs);
 WEFT_HIDDEN void xs_spare(struct weft_xstream_s *xs);
 WEFT_HIDDEN int xs_bind(struct weft_xstream_s *xs, int cpu);
 
-/* unit.c */
-WEFT_HIDDEN void unit_make_ready(struct weft_xstream_s *xs, struct weft_unit_s *u);
+/* deliver.c: a ready unit goes where it can run */
+WEFT_HIDDEN bool inbox_push(struct weft_xstream_s *xs, struct weft_unit_s *u);
+WEFT_HIDDEN void inbox_drain(struct weft_xstream_s *xs);
 WEFT_HIDDEN void unit_deliver(struct weft_xstream_s *xs, struct weft_unit_s *u);
+WEFT_HIDDEN void unit_make_ready(struct weft_xstream_s *xs, struct weft_unit_s *u);
+WEFT_HIDDEN void unit_wake(struct weft_xstream_s *xs, struct weft_unit_s *u);
+
+/* unit.c */
 WEFT_HIDDEN void unit_dispatch(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN void unit_run_pending(struct weft_xstream_s *xs);
-WEFT_HIDDEN void sched_yield_parent(struct weft_xstream_s *xs);
+WEFT_HIDDEN void unit_leave_ready(struct weft_xstream_s *xs, struct weft_unit_s *self);
 WEFT_HIDDEN void unit_yield_to_sched(struct weft_xstream_s *xs);
 WEFT_HIDDEN int unit_create_stacked(struct weft_pool_s *p, void (*fn)(void *), struct weft_sched_s *s);
 WEFT_HIDDEN uint64_t units_live(void);

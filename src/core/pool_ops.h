@@ -1,5 +1,5 @@
-/* Pool operations and the schedulers' inline pick, for the hot path
- * (create, dispatch, yield). Each access kind takes only the
+/* Pool operations, for the hot path (create, dispatch, yield; the
+ * schedulers' inline pick over them is in sched.h). Each access kind takes only the
  * synchronisation its sharing needs (enum pool_impl): a private pool is an
  * intrusive singly-linked list touched by its owner only, no atomic
  * read-modify-write; MPMC is that list under a test-and-test-and-set spin
@@ -220,67 +220,11 @@ static inline bool pool_take(struct weft_pool_s *p, struct weft_unit_s *u, bool 
     return pool_take_within(p, u, unstarted, SIZE_MAX, true);
 }
 
-/* The run-next list of a stream (owner only): units that must run on it
- * (bound here, sent back by another stream) and units it chose to run
- * before anything its policy would pick (a joinee taken out of its pool, a
- * joiner whose wait just ended). */
-static inline struct weft_unit_s *runnext_pop(struct weft_xstream_s *xs)
-{
-    struct weft_unit_s *u = xs->runnext_head;
-    xs->runnext_head = u->next;
-    if (!xs->runnext_head) xs->runnext_tail = NULL;
-    u->next = NULL;
-    return u;
-}
-
-static inline void runnext_push(struct weft_xstream_s *xs, struct weft_unit_s *u)
-{
-    u->next = NULL;
-    if (xs->runnext_tail) xs->runnext_tail->next = u;
-    else xs->runnext_head = u;
-    xs->runnext_tail = u;
-}
-
-/* Put `u` before the others. */
-static inline void runnext_push_front(struct weft_xstream_s *xs, struct weft_unit_s *u)
-{
-    u->next = xs->runnext_head;
-    if (!xs->runnext_head) xs->runnext_tail = u;
-    xs->runnext_head = u;
-}
-
 /* May `xs` run a unit of `p` now, under its running scheduler? A private
  * pool it owns, or a pool that scheduler lists. */
 static inline bool pool_runs_here(const struct weft_xstream_s *xs, const struct weft_pool_s *p)
 {
     return pool_single_consumer(p) ? pool_owner(p) == xs : sched_has_pool(xs->sched, p);
-}
-
-/* The next unit for the running scheduler of `xs`: a unit handed back to
- * the scheduler (stash), the run-next list, then the policy's pick:
- * an in-order poll inline for the common main schedulers, the rest in
- * sched_pick_slow(). ULTs call this too when they give up the stream, and
- * switch straight to what it returns (the scheduler's own context is then
- * skipped: same policy, one switch less). It returns the scheduler's
- * context, xs->sched_unit, when the scheduler itself must decide. */
-static inline struct weft_unit_s *sched_pick(struct weft_xstream_s *xs)
-{
-    struct weft_unit_s *u = xs->stash;
-    if (unlikely(u != NULL)) {
-        xs->stash = NULL;
-        return u;
-    }
-    if (unlikely(atomic_load_explicit(&xs->inbox, memory_order_relaxed) != NULL)) inbox_drain(xs);
-    if (unlikely(xs->runnext_head != NULL)) return runnext_pop(xs);
-    struct weft_sched_s *s = xs->sched;
-    if (likely(s->fast)) {
-        for (int i = 0; i < s->npools; i++) {
-            u = pool_pop_unit(s->pools[i], xs);
-            if (u) return u;
-        }
-        return NULL;
-    }
-    return sched_pick_slow(xs, s);
 }
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "pool_ops.h"
+#include "sched.h"
 
 int sched_check(struct weft_sched_s *s)
 {
@@ -223,6 +224,24 @@ struct weft_pool_s *sched_migration_pool(struct weft_sched_s *s)
 }
 
 /* ---------- picking ---------- */
+
+/* The running stacked scheduler (xs->sched, on its unit xs->sched_unit)
+ * hands the stream to the scheduler below it and goes back to its pool;
+ * returns when it is picked again, re-installed on top of the stack. */
+void sched_yield_parent(struct weft_xstream_s *xs)
+{
+    struct weft_unit_s *self = xs->sched_unit;
+    struct weft_sched_s *s = xs->sched;
+    xs->sched = s->parent;
+    xs->sched_unit = s->parent_unit;
+    s->since_event = 0;
+    unit_leave_ready(xs, self);
+    xs = self->xs;
+    s->parent = xs->sched;
+    s->parent_unit = xs->sched_unit;
+    xs->sched = s;
+    xs->sched_unit = self;
+}
 
 /* The policies sched_pick does not inline. Returns the scheduler's own
  * context (xs->sched_unit) when the scheduler itself must decide: a

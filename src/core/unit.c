@@ -20,6 +20,7 @@
 #include "internal.h"
 #include "mem_cache.h"
 #include "pool_ops.h"
+#include "sched.h"
 
 /* Scheduler bypass ([Argobots §3.3]): a leaving ULT switches straight
  * to the next unit, a joiner straight to its joinee and the joinee back.
@@ -61,37 +62,6 @@ static inline uint32_t *jw_futex(struct weft_unit_s *u)
 static inline bool unit_done(struct weft_unit_s *u)
 {
     return atomic_load_explicit(&u->jw, memory_order_acquire) == JW_DONE;
-}
-
-/* ---------- making units ready ---------- */
-
-/* Put a ready unit where it belongs. `xs` is the calling stream or NULL. */
-void unit_deliver(struct weft_xstream_s *xs, struct weft_unit_s *u)
-{
-    struct weft_pool_s *p = u->pool;
-    /* Another stream's private pool or deque: its owner moves the unit in.
-     * The inbox only refuses once the owner has stopped, and a stream stops
-     * only with no unit of its pools pending: then nobody schedules the pool
-     * any more and the unit simply waits in it. */
-    struct weft_xstream_s *o = pool_owner(p);
-    if (pool_forwarded(p, xs) && o && inbox_push(o, u)) return;
-    pool_push_unit(p, u, xs);
-}
-
-void unit_make_ready(struct weft_xstream_s *xs, struct weft_unit_s *u)
-{
-    atomic_store_explicit(&u->state, WEFT_STATE_READY, memory_order_relaxed);
-    unit_deliver(xs, u);
-}
-
-/* A blocked unit's wait is over. Push first, then drop the blocked count:
- * a stream that sees no blocked unit must already see the pushed one. */
-static void unit_wake(struct weft_xstream_s *xs, struct weft_unit_s *u)
-{
-    WEFT_ASSERT(atomic_load_explicit(&u->state, memory_order_relaxed) == WEFT_STATE_BLOCKED);
-    struct weft_pool_s *p = u->pool;
-    unit_make_ready(xs, u);
-    atomic_fetch_sub_explicit(&p->n_blocked, 1, memory_order_release);
 }
 
 /* May the blocked joiner `j` run on `xs` now? */
@@ -678,22 +648,12 @@ int weft_yield(void)
     return WEFT_OK;
 }
 
-/* The running stacked scheduler (xs->sched, on its unit xs->sched_unit)
- * hands the stream to the scheduler below it and goes back to its pool;
- * returns when it is picked again, re-installed on top of the stack. */
-void sched_yield_parent(struct weft_xstream_s *xs)
+/* The running unit `self` (a ULT, or a stacked scheduler's context)
+ * gives up the stream to the next unit and goes back to its pool, ready;
+ * returns when it runs again, possibly on another stream. */
+void unit_leave_ready(struct weft_xstream_s *xs, struct weft_unit_s *self)
 {
-    struct weft_unit_s *self = xs->sched_unit;
-    struct weft_sched_s *s = xs->sched;
-    xs->sched = s->parent;
-    xs->sched_unit = s->parent_unit;
-    s->since_event = 0;
     unit_switch(xs, self, unit_next_to_run(xs), PEND_READY, NULL);
-    xs = self->xs;
-    s->parent = xs->sched;
-    s->parent_unit = xs->sched_unit;
-    xs->sched = s;
-    xs->sched_unit = self;
 }
 
 /* The running ULT gives the stream to its scheduler's context (which then

@@ -17,44 +17,7 @@
 #include "sys.h"
 #include "mem_cache.h"
 #include "pool_ops.h"
-
-/* ---------- inbox ---------- */
-
-bool inbox_push(struct weft_xstream_s *xs, struct weft_unit_s *u)
-{
-    struct weft_unit_s *head = atomic_load_explicit(&xs->inbox, memory_order_relaxed);
-    do {
-        if (head == INBOX_CLOSED) return false;
-        u->next = head;
-    } while (!atomic_compare_exchange_weak_explicit(&xs->inbox, &head, u, memory_order_release,
-                                                    memory_order_relaxed));
-    xs_notify(xs);
-    return true;
-}
-
-void inbox_drain(struct weft_xstream_s *xs)
-{
-    struct weft_unit_s *u = atomic_exchange_explicit(&xs->inbox, NULL, memory_order_acquire);
-    struct weft_unit_s *fifo = NULL;
-    while (u) { /* reverse: arrival order */
-        struct weft_unit_s *n = u->next;
-        u->next = fifo;
-        fifo = u;
-        u = n;
-    }
-    while ((u = fifo)) {
-        fifo = u->next;
-        if (u->bound && u->home == xs) {
-            runnext_push(xs, u);
-        } else {
-            struct weft_pool_s *p = u->pool;
-            struct weft_xstream_s *o = pool_owner(p);
-            if (pool_forwarded(p, xs) && o && inbox_push(o, u))
-                continue; /* the pool changed hands meanwhile */
-            pool_push_unit(p, u, xs);
-        }
-    }
-}
+#include "sched.h"
 
 /* ---------- stopping and idling (the loops are in sched.c) ---------- */
 
@@ -73,21 +36,6 @@ bool xs_can_stop(struct weft_xstream_s *xs)
     }
     struct weft_unit_s *empty = NULL;
     return atomic_compare_exchange_strong(&xs->inbox, &empty, INBOX_CLOSED);
-}
-
-/* Idle policy of this layer: spin briefly, then give the core away, then
- * nap. (Sleeping until woken by a push is the synchronisation layer's job.) */
-void idle_backoff(unsigned *idle)
-{
-    unsigned n = ++*idle;
-    if (n < 64) {
-        cpu_relax();
-    } else if (n < 64 + 2048) {
-        sched_yield();
-    } else {
-        struct timespec ts = {0, 50 * 1000};
-        nanosleep(&ts, NULL);
-    }
 }
 
 /* ---------- stream objects ---------- */
