@@ -1,5 +1,6 @@
 /* weft microbenchmarks ([Argobots §4]): create+join of 256 units
- * repeated, per stream; yield and yield-to between two ULTs per stream.
+ * repeated, per stream, and on descriptors never used before (cold, one
+ * stream); yield and yield-to between two ULTs per stream.
  * Every stream runs the same driver on its own pool at the same time; a
  * point is the mean over streams of the time per unit (or per switch),
  * and the median, min and max of that over repeated runs. */
@@ -10,6 +11,11 @@
 #include "weft.h"
 
 #define UNITS 256
+/* create_join_cold: units per repetition and kind, all kept live until the
+ * end: (runs + 1) x 2 x this many descriptors of 256 bytes, about 80 MB
+ * with --quick (6 x 2 x 25,600) and 270 MB in full (16 x 2 x 32,768). */
+#define COLD_UNITS_QUICK (100L * UNITS)
+#define COLD_UNITS (128L * UNITS)
 
 static int g_reps, g_runs, g_yields;
 
@@ -207,6 +213,74 @@ static void measure(const char *experiment, const char *runtime, int streams, en
     bench_report(g_features ? "feature_cost" : experiment, runtime, streams, extra, v, g_runs);
 }
 
+/* Create+join on descriptors the process has never used. The recycled
+ * driver above frees every unit, so its descriptors come back from the
+ * stream's cache, warm; the microbenchmarks of the GLT authors free
+ * nothing while they measure, so each unit is new memory (slabs carved
+ * from handle memory never touched before: page faults, cache misses).
+ * Here one driver on one stream (private pool) runs every repetition, ULTs
+ * and tasklets in turn: a repetition creates and joins `units` new units
+ * in batches of UNITS, as the recycled driver does, joins without freeing,
+ * and keeps every handle; all are freed only after the last repetition.
+ * Repetition 0 is the warm-up: it also takes up whatever descriptors
+ * earlier runtimes of this process left, so the timed ones get fresh
+ * memory only. */
+struct cold {
+    weft_pool pool;
+    weft_thread *h; /* (g_runs + 1) * 2 * units handles, all live until the end */
+    long units;     /* per repetition and kind, a multiple of UNITS */
+    long ran[UNITS];
+    double ns[2][257]; /* [tasklet][repetition], per unit */
+};
+
+static void cold_driver(void *arg)
+{
+    struct cold *c = arg;
+    weft_thread *h = c->h;
+    for (int r = 0; r <= g_runs; r++)
+        for (int j = 0; j < 2; j++) {
+            int tasklet = j ^ (r & 1); /* alternate which kind goes first */
+            double t0 = bench_now_ns();
+            for (long b = 0; b < c->units; b += UNITS) {
+                for (int i = 0; i < UNITS; i++) {
+                    int rc = tasklet ? weft_tasklet_create(c->pool, unit_body, &c->ran[i], &h[b + i])
+                                     : weft_thread_create(c->pool, unit_body, &c->ran[i], NULL, &h[b + i]);
+                    BENCH_CHECK(rc == WEFT_OK);
+                }
+                for (int i = 0; i < UNITS; i++) BENCH_CHECK(weft_thread_join(h[b + i]) == WEFT_OK);
+            }
+            c->ns[tasklet][r] = (bench_now_ns() - t0) / (double)c->units;
+            h += c->units;
+        }
+}
+
+static void measure_cold(long units)
+{
+    static struct cold c;
+    long total = (long)(g_runs + 1) * 2 * units;
+    c = (struct cold){.units = units, .h = malloc((size_t)total * sizeof(weft_thread))};
+    BENCH_CHECK(c.h != NULL);
+    memset(c.h, 0, (size_t)total * sizeof(weft_thread)); /* the handle array's own pages faulted in now */
+    start_runtime(1, PRIVATE);
+    weft_xstream xs;
+    weft_thread drv;
+    int n;
+    BENCH_CHECK(weft_xstream_get(0, &xs) == WEFT_OK);
+    BENCH_CHECK(weft_xstream_get_pools(xs, 1, &c.pool, &n) == WEFT_OK);
+    BENCH_CHECK(weft_thread_create_to(xs, cold_driver, &c, NULL, &drv) == WEFT_OK);
+    BENCH_CHECK(weft_thread_free(&drv) == WEFT_OK);
+    for (long i = 0; i < total; i++) BENCH_CHECK(weft_thread_free(&c.h[i]) == WEFT_OK);
+    BENCH_CHECK(weft_finalize() == WEFT_OK);
+    long ran = 0;
+    for (int i = 0; i < UNITS; i++) ran += c.ran[i];
+    BENCH_CHECK(ran == total);
+    free(c.h);
+    char extra[128];
+    snprintf(extra, sizeof extra, "\"pool\": \"private\", \"units\": %ld", units);
+    bench_report("create_join_cold", "weft-ult", 1, extra, c.ns[0] + 1, g_runs);
+    bench_report("create_join_cold", "weft-tasklet", 1, extra, c.ns[1] + 1, g_runs);
+}
+
 /* Does a second stream slow the first? One run of the pair: one stream
  * alone on each CPU in turn, then a stream on every CPU at once, each in a
  * fresh runtime; runs alternate, so both sides see the same machine (the
@@ -291,6 +365,8 @@ int main(int argc, char **argv)
         for (int k = PRIVATE; k <= STEALING; k++) {
             measure("create_join", "weft-ult", s, (enum setup)k, create_join_driver, 0, per);
             measure("create_join", "weft-tasklet", s, (enum setup)k, create_join_driver, 1, per);
+            /* Beside the recycled rows it is compared with (1 stream, private). */
+            if (s == 1 && k == PRIVATE) measure_cold(quick ? COLD_UNITS_QUICK : COLD_UNITS);
         }
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     int ncpu = online < maxs ? (int)online : maxs;

@@ -1,0 +1,505 @@
+"""The Markdown report (README.md beside the plots) from the document
+latest.json holds. Measured prose comes from bench/notes/ (notes.py) and is
+printed with the commit and day it was measured at."""
+import os
+
+from . import notes
+from .paths import ROOT, out_dirs
+from .plots import existing, have_matplotlib, plot
+from .points import find, fmt, label
+from .registry import (COLD_TARGET_RATIO, FEATURE_BUILDS, GLT_COST_TARGET_RATIO, NOT_EXPRESSED,
+                       SECOND_STREAM_TARGET_PCT, SUMMARY_EXPS, SYNC, TARGETS, UNIT_KINDS, WAKE_TARGET_NS,
+                       YIELD_TO_BOOST_TARGET)
+
+NOT_MEASURED = "Not measured yet: latest.json has no such points"
+
+
+def yes_no(ok):
+    return "yes" if ok else "no"
+
+
+def summary_rows(res):
+    """(experiment, threads, weft's best point, the best peer's point or None)."""
+    out = []
+    for exp in SUMMARY_EXPS:
+        for th in sorted({r["threads"] for r in res if r["experiment"] == exp}):
+            rows = [r for r in res if r["experiment"] == exp and r["threads"] == th]
+            w = [r for r in rows if r["runtime"].startswith("weft")]
+            p = [r for r in rows if not r["runtime"].startswith("weft")]
+            if w:
+                out.append((exp, th, min(w, key=lambda r: r["median"]), min(p, key=lambda r: r["median"]) if p else None))
+    return out
+
+
+def summary_section(res, m):
+    out = ["## Summary\n"]
+    out.append("For each experiment and thread count: weft's best time (any unit kind, pool set-up or API), the "
+               "best peer's time measured in the same run, and peer / weft (above 1: weft is faster). This machine "
+               "has %d cores (%s of them usable at once when measured, see Machine): above that, threads "
+               "share cores. Rows where a peer is faster are marked **peer "
+               "faster**; *within noise* means the two runtimes' min..max ranges overlap. Why, where weft is "
+               "not the fastest: [below](#where-weft-is-not-the-fastest).\n" % (
+                   m["cores"], " to ".join(f"{c:.1f}" for c in m.get("parallel_capacity", []))))
+    out.append("| experiment | threads | weft best | peer best | peer / weft | |")
+    out.append("|---|---|---|---|---|---|")
+    for exp, th, wb, pb in summary_rows(res):
+        wcell = f"{fmt(wb['median'])} {wb['unit']} ({label(wb)})"
+        if not pb:
+            out.append(f"| {exp} | {th} | {wcell} | no peer measures this | | |")
+            continue
+        ratio = pb["median"] / wb["median"]
+        mark = "" if ratio >= 1 else ("**peer faster**" if pb["max"] < wb["min"] else "peer faster, within noise")
+        out.append(f"| {exp} | {th} | {wcell} | {fmt(pb['median'])} {pb['unit']} ({label(pb)}) | "
+                   f"{ratio:.2f}x | {mark} |")
+    out.append("")
+    return out
+
+
+def behind_section(res):
+    rows = [(exp, th, wb, pb) for exp, th, wb, pb in summary_rows(res) if pb and pb["median"] < wb["median"]]
+    out = ["## Where weft is not the fastest\n"]
+    if not rows:
+        return out + ["Nowhere in this run.\n"]
+    out.append("| experiment | threads | weft best | fastest peer | weft / peer | clear of the noise |")
+    out.append("|---|---|---|---|---|---|")
+    for exp, th, wb, pb in rows:
+        out.append(f"| {exp} | {th} | {fmt(wb['median'])} {wb['unit']} ({label(wb)}) | {fmt(pb['median'])} "
+                   f"{pb['unit']} ({label(pb)}) | {wb['median'] / pb['median']:.2f}x | "
+                   f"{'yes' if pb['max'] < wb['min'] else 'no (ranges overlap)'} |")
+    out.append("")
+    why = notes.behind()
+    for exp in SUMMARY_EXPS:
+        if any(r[0] == exp for r in rows) and exp in why:
+            out.append(f"- **{exp}**: {why[exp].cite()}")
+    out.append("")
+    return out
+
+
+def cold_pairs(res):
+    """[(kind, cold point, recycled point or None)] of create_join_cold."""
+    out = []
+    for kind in UNIT_KINDS:
+        cold = find(res, "create_join_cold", runtime=f"weft-{kind}", threads=1)
+        if cold:
+            warm = find(res, "create_join_per_stream", runtime=f"weft-{kind}", pool="private", threads=1)
+            out.append((kind, cold[0], warm[0] if warm else None))
+    return out
+
+
+def glt_pairs(res):
+    """[(kind, native point, GLT point)] of glt_cost_<kind>."""
+    out = []
+    for kind in UNIT_KINDS:
+        nat = find(res, f"glt_cost_{kind}", runtime="weft-native")
+        glt = find(res, f"glt_cost_{kind}", runtime="weft-glt")
+        if nat and glt:
+            out.append((kind, nat[0], glt[0]))
+    return out
+
+
+def targets_section(res):
+    out = ["## Targets of the core runtime\n"]
+    out.append("| what | target | measured (median) | met |")
+    out.append("|---|---|---|---|")
+    for t in TARGETS:
+        r = find(res, t.experiment, runtime=t.runtime, pool=t.pool, threads=t.threads)
+        if r:
+            out.append(f"| {t.what} | <= {t.ns:.0f} ns | {r[0]['median']:.1f} ns | "
+                       f"{yes_no(r[0]['median'] <= t.ns)} |")
+    # Measured in pairs, back to back in one process (bench_boost.cpp): the
+    # two programs' own points are a minute apart, and the VM drifts more.
+    pair = find(res, "yield_to_pair")
+    if pair:
+        p = pair[0]
+        out.append(f"| yield-to vs the Boost.Context switch (in pairs, one process) | <= {YIELD_TO_BOOST_TARGET:.2f}x "
+                   f"| {p['ratio']:.2f}x [{p['ratio_min']:.2f} .. {p['ratio_max']:.2f}] "
+                   f"({p['median']:.1f} vs {p['boost_ns']:.1f} ns) | {yes_no(p['ratio'] <= YIELD_TO_BOOST_TARGET)} |")
+    for r in sorted((x for x in res if x["experiment"] == "second_stream" and x.get("pool") == "private"),
+                    key=lambda x: x["runtime"]):
+        out.append(f"| {r['runtime']}, private pools: {r['threads']} streams against 1, same CPU (below) | "
+                   f"<= +{SECOND_STREAM_TARGET_PCT}% | {r['loss_pct']:+.1f}% | "
+                   f"{yes_no(r['loss_pct'] <= SECOND_STREAM_TARGET_PCT)} |")
+    wake = [x for x in res if x["experiment"] == "wake_latency" and x["runtime"].startswith("weft")]
+    if wake:
+        w = wake[0]
+        out.append(f"| a unit pushed to a sleeping stream starts (median of {w['runs']} wake-ups) | "
+                   f"<= {WAKE_TARGET_NS / 1000:.0f} us | {w['median'] / 1000:.1f} us | "
+                   f"{yes_no(w['median'] <= WAKE_TARGET_NS)} |")
+    for kind, cold, warm in cold_pairs(res):
+        if warm:
+            ratio = cold["median"] / warm["median"]
+            out.append(f"| {kind} create+join on never-used descriptors vs recycled ones (below) | "
+                       f"<= {COLD_TARGET_RATIO:.2f}x | {ratio:.2f}x ({cold['median']:.1f} vs {warm['median']:.1f} ns) "
+                       f"| {yes_no(ratio <= COLD_TARGET_RATIO)} |")
+    for kind, nat, glt in glt_pairs(res):
+        out.append(f"| {kind} create+join+free through glt.h vs native (in pairs, one process; below) | "
+                   f"<= {GLT_COST_TARGET_RATIO:.2f}x | {glt['ratio']:.2f}x [{glt['ratio_min']:.2f} .. "
+                   f"{glt['ratio_max']:.2f}] | {yes_no(glt['ratio'] <= GLT_COST_TARGET_RATIO)} |")
+    out.append("")
+    return out
+
+
+def scaling_section(res):
+    """Create+join per unit against the number of streams, with the spread
+    between the fastest and the slowest stream, and the cost of a second
+    stream (goal: at most 10% with private pools)."""
+    rows = [r for r in res if r["experiment"] == "create_join_per_stream" and "stream_min" in r]
+    if not rows:
+        return []
+    out = ["## Create+join against streams\n",
+           "Per unit, median over runs of the mean over streams; the fastest and the slowest stream "
+           "(medians over runs) beside it; the last column compares with the same set-up on 1 stream.\n",
+           "| unit | pools | streams | mean | fastest stream | slowest stream | vs 1 stream |",
+           "|---|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (r["runtime"], r["pool"], r["threads"])):
+        one = [x for x in rows if x["runtime"] == r["runtime"] and x["pool"] == r["pool"] and x["threads"] == 1]
+        vs = f"{(r['median'] / one[0]['median'] - 1) * 100:+.0f}%" if one and r["threads"] > 1 else ""
+        out.append(f"| {r['runtime']} | {r['pool']} | {r['threads']} | {r['median']:.1f} ns | "
+                   f"{r['stream_min']:.1f} ns | {r['stream_max']:.1f} ns | {vs} |")
+    out.append("")
+    return out
+
+
+def span(r):
+    return f"{r['median']:.1f} ns [{r['min']:.1f} .. {r['max']:.1f}]"
+
+
+def cold_section(res):
+    out = ["## Create+join on never-used descriptors\n",
+           "The create+join of the GLT authors' microbenchmarks frees nothing while it measures, so every "
+           "unit's descriptor is memory the process has not touched before (first-touch page faults, cache "
+           "misses). bench_weft measures it on one stream with a private pool, in the same process and run as "
+           "the recycled row (create_join_per_stream, 1 stream, private pool, whose descriptors come back "
+           "from the stream's cache): each repetition creates and joins new units in batches of 256, keeping "
+           "every handle of the measurement live, and frees them all only at the end. Per unit, median "
+           f"[min .. max] over the repetitions. Target: cold <= {COLD_TARGET_RATIO:g}x recycled.\n"]
+    rows = cold_pairs(res)
+    if not rows:
+        return out + [NOT_MEASURED + " (bench_weft prints create_join_cold).\n"]
+    out += ["| unit | cold | recycled | cold / recycled | target | met |", "|---|---|---|---|---|---|"]
+    for kind, cold, warm in rows:
+        if warm:
+            ratio = cold["median"] / warm["median"]
+            out.append(f"| {kind} | {span(cold)} | {span(warm)} | {ratio:.2f}x | <= {COLD_TARGET_RATIO:.2f}x | "
+                       f"{yes_no(ratio <= COLD_TARGET_RATIO)} |")
+        else:
+            out.append(f"| {kind} | {span(cold)} | not measured | | <= {COLD_TARGET_RATIO:.2f}x | |")
+    live = {c.get("units") for _, c, _ in rows if c.get("units")}
+    out.append("")
+    if live:
+        out.append(f"Units created per repetition and kind: {', '.join(f'{n:,}' for n in sorted(live))}. "
+                   + notes.observation("create_join_cold.vm").cite() + "\n")
+    return out
+
+
+def glt_cost_section(res, absent):
+    rows = glt_pairs(res)
+    pairs = f"{rows[0][2]['runs']} " if rows else ""
+    out = ["## What the GLT layer costs\n",
+           "The same create+join+free of a unit, native weft calls against the same calls through glt.h "
+           f"(bench_glt_cost.c), measured in {pairs}alternating pairs in one process so that the machine's "
+           "drift falls on both; the ratio is the median of the per-pair GLT / native ratios, min and max "
+           f"beside it. Target: GLT <= {GLT_COST_TARGET_RATIO:g}x native.\n"]
+    if not rows:
+        why = next((v for k, v in absent.items() if "(glt cost)" in k), "latest.json has no such points")
+        return out + [f"Not measured yet: {why}.\n"]
+    out += ["| kind | native | GLT | GLT / native, median [min .. max] | target | met |",
+            "|---|---|---|---|---|---|"]
+    for kind, nat, glt in rows:
+        out.append(f"| {kind} | {span(nat)} | {span(glt)} | {glt['ratio']:.2f}x [{glt['ratio_min']:.2f} .. "
+                   f"{glt['ratio_max']:.2f}] | <= {GLT_COST_TARGET_RATIO:.2f}x | "
+                   f"{yes_no(glt['ratio'] <= GLT_COST_TARGET_RATIO)} |")
+    out.append("")
+    return out
+
+
+def pair_section(res):
+    """The cost of a second stream, measured so that the machine's own noise
+    cancels: runs alternate between one stream alone on each CPU and a
+    stream on every CPU, each stream compared with itself alone on its CPU."""
+    rows = [r for r in res if r["experiment"] == "second_stream"]
+    if not rows:
+        return []
+    out = ["## What a second stream costs\n",
+           notes.observation("second_stream.drift").cite() + " So each run here is a pair taken back to back: "
+           "one stream alone on each CPU in turn, then a stream on every CPU at once (fresh runtimes, streams "
+           "bound). A stream on CPU c is compared with the stream alone on c in the same pair; the loss is the "
+           "mean over CPUs, median over pairs (min..max beside it).\n",
+           "| unit | pools | alone, per CPU | together, per CPU | loss (median) | loss min..max |",
+           "|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda x: (x["runtime"], x["pool"])):
+        cpus = sorted(r["alone_cpu"], key=int)
+        alone = ", ".join(f"{r['alone_cpu'][c]:.1f}" for c in cpus)
+        tog = ", ".join(f"{r['together_cpu'][c]:.1f}" for c in cpus)
+        out.append(f"| {r['runtime']} | {r['pool']} | {alone} ns | {tog} ns | {r['loss_pct']:+.1f}% | "
+                   f"{r['loss_pct_min']:+.1f}% .. {r['loss_pct_max']:+.1f}% |")
+    out.append("")
+    return out
+
+
+def sync_section(res):
+    rows = [r for r in res if r["experiment"] in SYNC]
+    if not rows:
+        return []
+    out = ["## Synchronisation and idle streams\n",
+           "Each weft primitive against the pthreads one in the same process (bench_sync.c), then each peer's "
+           "own primitive where it has one, same run: OpenMP's `omp_lock_t` and `barrier` (sync_omp.c, gomp and "
+           "llvm-omp), TBB's `tbb::mutex` (sync_tbb.cpp), Go's `sync.Mutex`, channels and a parked goroutine "
+           "(sync.go). TBB has no barrier, condition or eventual; OpenMP no condition or eventual; Go no "
+           "barrier. Threads are bound one per CPU when they fit, for every runtime (Go cannot bind). A "
+           "blocked ULT leaves its stream to other work; a blocked thread leaves its core to the kernel.\n",
+           "| experiment | streams / threads | runtime | median | [min .. max] |", "|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (SYNC.index(r["experiment"]), r["threads"],
+                                         not r["runtime"].startswith("weft"))):
+        out.append(f"| {r['experiment']} | {r['threads']} | {label(r)} | {fmt(r['median'])} ns | "
+                   f"[{fmt(r['min'])} .. {fmt(r['max'])}] |")
+    out += ["", notes.observation("sync.wake_up").cite() + "\n"]
+    return out
+
+
+def breakdown_section(res):
+    rows = sorted((r for r in res if r["experiment"] == "join_breakdown"), key=lambda r: r["step"])
+    if not rows:
+        return []
+    out = ["## Join latency, one optimisation at a time\n",
+           "ULT create+join per unit on one stream, each optimisation of the critical path added to the "
+           "ones above it ([Argobots], Figs. 3-5). Steps 0-3 run measurement builds of weft compiled without "
+           "the later optimisations (`WEFT_MEASURE_*`, bench/CMakeLists.txt); the shipped library is steps 4-6.\n",
+           "| step | median | [min .. max] | gain on the step above |", "|---|---|---|---|"]
+    prev = None
+    for r in rows:
+        gain = f"{(1 - r['median'] / prev) * 100:+.0f}%" if prev else ""
+        out.append(f"| {r['label']} | {r['median']:.1f} ns | [{r['min']:.1f} .. {r['max']:.1f}] | {gain} |")
+        prev = r["median"]
+    out.append("")
+    return out
+
+
+def feature_section(res):
+    rows = [r for r in res if r["experiment"] == "feature_cost"]
+    base = {(r["runtime"], r["what"]): r for r in rows if r["build"] == "shipped"}
+    if not base:
+        return []
+    out = ["## What the hot-path features cost\n",
+           "The shipped library against measurement builds that leave one feature out, same points, same "
+           "run (one stream, private pool). A switch to compile a feature out is worth having only where "
+           "this cost stands clear of the noise (min..max).\n",
+           "| feature | left out | point | shipped | without | cost | clear of the noise |",
+           "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["build"] == "shipped" or r["build"] not in FEATURE_BUILDS:
+            continue
+        b = base.get((r["runtime"], r["what"]))
+        if not b:
+            continue
+        feat, what = FEATURE_BUILDS[r["build"]]
+        d = b["median"] - r["median"]
+        out.append(f"| {feat} | {what} | {r['what']} {r['runtime']} | {b['median']:.1f} ns "
+                   f"[{b['min']:.1f} .. {b['max']:.1f}] | {r['median']:.1f} ns [{r['min']:.1f} .. {r['max']:.1f}] | "
+                   f"{d:+.1f} ns ({d / r['median'] * 100:+.0f}%) | "
+                   f"{'yes' if b['min'] > r['max'] else 'no (ranges overlap)'} |")
+    out.append("| stackable schedulers | (nothing to leave out) | all | | | 0: whether a stream's top scheduler "
+               "may be polled inline is decided when schedulers are stacked or replaced (`sched_set_fast`), "
+               "so the pick tests one flag it tests for any policy | |")
+    out.append("")
+    return out
+
+
+def huge_section(res):
+    rows = {(r["load"], r["stacks"]): r for r in res if r["experiment"] == "stack_touch"}
+    if not rows:
+        return []
+    out = ["## Huge-page stacks\n",
+           "Live ULTs on one stream, each touching pages of its 64 KiB stack per turn, then yielding; time per "
+           "turn. Same program, `weft_config.huge_pages` off and on. *few*: 256 ULTs x 4 pages (the TLB "
+           "covers them either way); *many*: 4,096 ULTs x 14 pages (about 57,000 small pages per round).\n",
+           "| load | 4 KiB pages | huge pages | huge vs small |", "|---|---|---|---|"]
+    for load in ("few", "many"):
+        s, h = rows.get((load, "small")), rows.get((load, "huge"))
+        if s and h:
+            out.append(f"| {load} | {s['median']:.1f} ns [{s['min']:.1f} .. {s['max']:.1f}] | "
+                       f"{h['median']:.1f} ns [{h['min']:.1f} .. {h['max']:.1f}] | "
+                       f"{(h['median'] / s['median'] - 1) * 100:+.0f}% |")
+    out += ["", notes.observation("huge_pages").cite() + "\n"]
+    return out
+
+
+def plots_section(pngs):
+    out = ["## Plots\n"]
+    out.append("Median of the runs; the bars span min to max. Solid lines are weft, dashed lines peers.\n")
+    for exp, name in pngs:
+        out.append(f"### {exp}\n\n![{exp}]({name})\n")
+    return out
+
+
+def experiments_section(doc):
+    out = ["## Experiments\n"]
+    out.append("The patterns of [Threading-HPC §4] and the create/join and yield of [Argobots §4], each "
+               "written in every runtime's own idiom (bench/patterns.h and the `patterns_*` programs, "
+               "bench/bench_glt.c for GLT, bench/bench_weft.c for weft's per-stream points). The work is a scal: "
+               "each element of a vector of 1,000 doubles (or of an n x n matrix) is multiplied by a factor, and "
+               "every repetition's result is checked. Times are per whole pattern unless said otherwise.\n")
+    out.append("- **create**, **join**: the main thread creates one unit per thread (unit *i* on thread *i*), then "
+               "joins them; the two halves of the same repetitions ([Threading-HPC], Figs. 8-9). OpenMP: the fork of a "
+               "parallel region until the master starts its own part, and from the master's end to its return "
+               "after the closing barrier.")
+    out.append("- **for_loop**: the vector scaled, one chunk of iterations per thread (Fig. 10). OpenMP `parallel for "
+               "schedule(static)`; TBB `parallel_for` with a static partitioner; the others a unit per chunk.")
+    out.append("- **tasks_single**: one thread creates a task per element, 1,000 tasks, then waits for them "
+               "(Fig. 11). OpenMP `single` + `task`; TBB `task_group`; weft private pools: round robin over the "
+               "streams; pthreads: a thread per task, the process limited to `threads` CPUs ([Threading-HPC] used taskset).")
+    out.append("- **tasks_parallel**: every thread creates the tasks of its chunk of the vector (Fig. 12); for "
+               "weft and GLT the region's units are ULTs (they wait), the tasks tasklets or ULTs as labelled.")
+    out.append("- **nested_for_1000**, **nested_for_100**: two nested parallel loops over an n x n matrix, the "
+               "outer divided among the threads, and every outer iteration divides its row among the threads "
+               "again (Fig. 13): n x threads inner units per repetition.")
+    out.append("- **create_join_per_stream**: on every thread at once, a creator makes 256 units and joins them, "
+               "1,000 times (100 with `--quick`; OS threads: 20 and 2); time per unit, mean over the threads "
+               "([Argobots], Figs. 6-7). weft's own rows: `private` pools take no atomics; `shared` ones are MPMC "
+               "(locked); `stealing`: each stream's pool is a work-stealing deque and its scheduler steals from "
+               "the others when its own is empty. OpenMP: each team thread makes tasks and `taskwait`s; TBB: a "
+               "`task_group` per thread; Go: goroutines and a WaitGroup.")
+    out.append("- **yield**: two units per thread yield to each other 200,000 times each (OS threads: 20,000); "
+               "time per yield. Go: `runtime.Gosched()`; pthreads: `sched_yield()`.")
+    out.append("- **yield_to**: weft's yield-to between two ULTs (no scheduler); boost-context is two raw "
+               "`jump_fcontext` contexts passing control, the floor for a user-level switch.")
+    out.append("- **join_breakdown**: 256 ULTs created into the stream's pool, then freed (joined), 1,000 times, "
+               "on one stream; steps as in the table above. `join-many` is `weft_thread_free_many`.")
+    out.append("- **stack_touch**: see \"Huge-page stacks\"; with `huge_pages` weft carves stacks from 2 MiB "
+               "chunks (hugetlbfs pages when reserved, else transparent huge pages via madvise).")
+    out.append("- **mutex_uncontended**: one ULT (one thread) locks and unlocks 1,000,000 times; time per pair.")
+    out.append("- **mutex_contended**: 200,000 increments of one counter under one mutex, shared by 4 ULTs per "
+               "stream (weft) or by one OS thread per stream (pthreads); time per increment. The `fair mutex` row "
+               "uses `weft_mutex_attr.fair`: every unlock hands the mutex to the first waiter, on whatever stream "
+               "it waits.")
+    out.append("- **eventual_pingpong**: two ULTs pass control through two eventuals (set, wait, reset), 20,000 "
+               "round trips, both on one stream or one on each; pthreads: two threads taking turns with a "
+               "mutex and a condition variable.")
+    out.append("- **barrier**: one ULT per stream (one thread each) meets 20,000 times; time per round.")
+    out.append("- **wake_latency**: stream 1 has been idle for 2 ms (asleep under the default hybrid policy); "
+               "the time from pushing a ULT to it to that ULT's first instruction, 1,000 wake-ups (200 with "
+               "`--quick`). Peer: a thread asleep on a condition variable, pinned to stream 1's CPU (the same "
+               "cross-CPU wake-up) and unpinned.")
+    out.append("- **yield_to_pair**: weft's yield-to (two ULTs, one stream) and the Boost.Context jump "
+               "measured in turn in one process, 21 pairs (9 with `--quick`); the target row gives the median "
+               "of the per-pair ratios. " + notes.observation("yield_to_pair.drift").cite())
+    out.append("- **create_join_cold**: see \"Create+join on never-used descriptors\"; ULTs and tasklets in turn, "
+               "repetition by repetition, in one runtime; nothing is freed until the last repetition has been "
+               "timed, so no descriptor is reused.")
+    out.append("- **glt_cost_ult**, **glt_cost_tasklet**: see \"What the GLT layer costs\".")
+    ne = doc.get("not_expressed", {})
+    if ne:
+        out.append("")
+        out.append("Not expressed (the runtime has no such operation):")
+        for exp, labs in sorted(ne.items()):
+            for lab in labs:
+                why = NOT_EXPRESSED.get(lab, "")
+                out.append(f"- {exp}, {lab}: {why}")
+    out.append("")
+    return out
+
+
+def method_section():
+    out = ["## Method\n"]
+    out.append("- Patterns: each point is its own process. A warm-up repetition, then runs of K repetitions each (K "
+               "chosen so that a run lasts about 1 ms), the run's value being the mean per repetition. A full run "
+               "takes 15 runs per point in 3 rounds of 5, the rounds interleaved across the runtimes so that a "
+               "noisy stretch of this shared machine does not fall on one runtime only (`--quick`: 1 round of 3). "
+               "Median, min and max over the runs.")
+    out.append("- weft's own programs (create_join_per_stream, yield, sync, breakdown): a warm-up run, then 15 runs "
+               "per point (5 with `--quick`). Every run checks its results (each unit ran exactly once, every "
+               "element scaled exactly once).")
+    out.append("- Threads 1, 2, 4 and 8 (create_join_per_stream: 1 to the cores). **Pinning, the same for every "
+               "runtime**: each point's process may use the first `threads` CPUs when the machine has that many "
+               "(as [Threading-HPC]'s taskset), else all of them; inside, every runtime whose workers live across the "
+               "pattern binds worker *i* to the *i*-th of those CPUs when there is one CPU per worker. With more "
+               "threads than cores nobody binds and the kernel shares the cores.")
+    out.append("- All programs built by CMake in Release mode (-O3): gcc for weft, pthreads and gomp, g++ for TBB and "
+               "Boost, clang for llvm-omp, the go tool for Go.\n")
+    out.append("### How each runtime is set up\n")
+    out.append("As its users would set it up for each pattern.\n")
+    out.append("| runtime | threads are | worker binding (threads <= cores) | settings |")
+    out.append("|---|---|---|---|")
+    out.append("| weft-ult, weft-tasklet | execution streams (`weft_config.num_xstreams`) | one stream per core "
+               "(weft's default, hwloc) | default hybrid wait policy (spin 200 us, then sleep); `private`: a pool "
+               "per stream, the creator dispatches round robin (`weft_thread_create_to`); `shared`: one MPMC pool "
+               "every stream's scheduler takes from first; `stealing`: a deque per stream, random work stealing |")
+    out.append("| weft-glt | GLT threads = weft streams (`GLT_NUM_THREADS`) | as weft | `glt_*_create_to(thread)` |")
+    out.append("| glt-pthreads | GLT threads over OS threads | a unit created for thread *t* is bound to CPU *t* modulo "
+               "the CPUs, at every thread count (GLT's placement) | a unit is an OS thread |")
+    out.append("| pthreads | OS threads, one per unit and per task | none: a thread lives for one unit; the process "
+               "has `threads` CPUs | |")
+    out.append("| gomp, llvm-omp | the team (`num_threads`) | `OMP_PROC_BIND=close OMP_PLACES=cores` (nested loops "
+               "too: each inner team spreads from its parent's core) | `OMP_WAIT_POLICY=passive` for the task "
+               "patterns (as [Threading-HPC]); `OMP_MAX_ACTIVE_LEVELS=2` for nested loops |")
+    out.append("| tbb | a `task_arena` of `threads` slots, `global_control` limit | a `task_scheduler_observer` binds "
+               "each thread entering the arena to its slot's CPU | static partitioner where iterations are divided "
+               "among threads |")
+    out.append("| go | `GOMAXPROCS` | none: Go cannot bind its Ps; the process has `threads` CPUs | a "
+               "`sync.WaitGroup` per parallel step |")
+    out.append("| boost-context | one thread | none | |")
+    out.append("")
+    return out
+
+
+def machine_section(m, absent):
+    out = ["## Machine\n"]
+    out.append(f"- CPU: {m['cpu']}, {m['cores']} cores; kernel {m['kernel']}")
+    if "parallel_capacity" in m:
+        cap = " and ".join(f"{c:.2f}" for c in m["parallel_capacity"])
+        out.append(f"- Parallel capacity before and after the run: {cap} of {m['cores']} cores (the "
+                   "same Python loop alone and on every core at once; below the core count, the VM's CPUs "
+                   "compete on the host and every point above one thread pays for it, whatever the runtime)")
+    out.append("- Compilers: " + "; ".join(f"{v}" for v in m["compilers"].values()))
+    for k, v in m["peers"].items():
+        out.append(f"- {k}: {v}")
+    for k, v in absent.items():
+        out.append(f"- **{k}: absent** ({v})")
+    out.append("")
+    return out
+
+
+def report(doc, absent, pngs, outdir, quick):
+    res = doc["results"]
+    m = doc["machine"]
+    out = ["# weft benchmark report\n"]
+    out.append(f"Commit `{doc['commit']}`, {doc['date']}{' (quick run)' if quick else ''}. "
+               f"Produced by `make bench{'-quick' if quick else ''}`; raw numbers in "
+               f"`{'build/bench-quick' if quick else 'bench/results'}/latest.json`.\n")
+    out += summary_section(res, m)
+    out += behind_section(res)
+    out += targets_section(res)
+    out += scaling_section(res)
+    out += cold_section(res)
+    out += sync_section(res)
+    out += pair_section(res)
+    out += breakdown_section(res)
+    out += feature_section(res)
+    out += huge_section(res)
+    out += glt_cost_section(res, absent)
+    out += plots_section(pngs)
+    out += experiments_section(doc)
+    out += method_section()
+    out += machine_section(m, absent)
+    with open(os.path.join(outdir, "README.md"), "w") as f:
+        f.write("\n".join(out))
+
+
+def write_report(doc, quick, saved=False):
+    """Plots and README.md of `doc` in the report directory. `saved`: doc
+    is the saved latest.json, whose plots are already there; without
+    matplotlib they are then kept as they are rather than removed."""
+    resdir, repdir = out_dirs(quick)
+    os.makedirs(repdir, exist_ok=True)
+    if saved and not have_matplotlib():
+        print("bench: matplotlib missing (python3-matplotlib, as for /usr/bin/python3): the plots already in "
+              f"{os.path.relpath(repdir, ROOT)} are kept, not drawn again", flush=True)
+        pngs = existing(doc["results"], repdir)
+    else:
+        for f in os.listdir(repdir):  # plots of experiments that no longer exist
+            if f.endswith(".png"):
+                os.remove(os.path.join(repdir, f))
+        pngs = plot(doc["results"], repdir)
+    report(doc, doc.get("absent", {}), pngs, repdir, quick)
+    print(f"bench: results in {os.path.relpath(resdir, ROOT)}/latest.json, "
+          f"report in {os.path.relpath(repdir, ROOT)}/README.md")
