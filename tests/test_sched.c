@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 /* Schedulers: the priority and basic (round-robin) policies, a user-defined
  * scheduler as a stream's main scheduler and as the primary's replacement,
- * and the errors of the scheduler calls. Stacking is in test_stack.c. */
+ * and the errors of the scheduler calls. Stacking is in test_stacked_sched.c. */
 #include <sched.h>
 #include <string.h>
 

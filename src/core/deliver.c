@@ -10,7 +10,7 @@
  * directly (pool_ops.h). A push wakes a sleeping consumer (idle.c). */
 #include "internal.h"
 #include "pool_ops.h"
-#include "sched.h"
+#include "sched_pick.h"
 
 /* ---------- the inbox of a stream ---------- */
 

@@ -32,7 +32,7 @@
 #include "futex.h"
 #include "internal.h"
 #include "pool_ops.h"
-#include "sched.h"
+#include "sched_pick.h"
 
 #ifndef MEMBARRIER_CMD_PRIVATE_EXPEDITED
 #define MEMBARRIER_CMD_PRIVATE_EXPEDITED (1 << 3)

@@ -1,5 +1,5 @@
 /* Pool operations, for the hot path (create, dispatch, yield; the
- * schedulers' inline pick over them is in sched.h). Each access kind takes only the
+ * schedulers' inline pick over them is in sched_pick.h). Each access kind takes only the
  * synchronisation its sharing needs (enum pool_impl): a private pool is an
  * intrusive singly-linked list touched by its owner only, no atomic
  * read-modify-write; MPMC is that list under a test-and-test-and-set spin

@@ -13,7 +13,7 @@
 
 #include "internal.h"
 #include "pool_ops.h"
-#include "sched.h"
+#include "sched_pick.h"
 
 int sched_check(struct weft_sched_s *s)
 {

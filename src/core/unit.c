@@ -20,7 +20,7 @@
 #include "internal.h"
 #include "mem_cache.h"
 #include "pool_ops.h"
-#include "sched.h"
+#include "sched_pick.h"
 
 /* Scheduler bypass ([Argobots §3.3]): a leaving ULT switches straight
  * to the next unit, a joiner straight to its joinee and the joinee back.

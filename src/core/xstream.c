@@ -17,7 +17,7 @@
 #include "sys.h"
 #include "mem_cache.h"
 #include "pool_ops.h"
-#include "sched.h"
+#include "sched_pick.h"
 
 /* ---------- stopping and idling (the loops are in sched.c) ---------- */
 

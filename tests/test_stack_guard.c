@@ -10,7 +10,7 @@
  *  - weft_finalize() leaves alone a SIGSEGV action or a signal stack that
  *    the program installed after weft_init().
  * A child that would hang is ended by alarm(), so a hang shows up as SIGALRM.
- * `test_guard NAME` runs one case. */
+ * `test_stack_guard NAME` runs one case. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>

@@ -1,8 +1,8 @@
 /* The schedulers' side of the hot path: the run-next list of a stream and
  * the inline pick every switch goes through. The scheduler objects, their
  * policies, loops and stacking are in sched.c. */
-#ifndef WEFT_CORE_SCHED_H
-#define WEFT_CORE_SCHED_H
+#ifndef WEFT_CORE_SCHED_PICK_H
+#define WEFT_CORE_SCHED_PICK_H
 
 #include "internal.h"
 #include "pool_ops.h"
