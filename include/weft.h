@@ -131,11 +131,12 @@ typedef enum {
 typedef struct weft_config {
     int num_xstreams;            /* streams at start, including the primary (>= 1) */
     size_t stack_size;           /* default ULT stack size in bytes */
-    /* 1: bind stream i to core i (hwloc); 0: leave unbound; -1 (the
-     * default): 1 when num_xstreams <= cores, decided by weft_init(). Cores
-     * are those the thread calling weft_init() may run on (taskset, cgroups,
-     * an MPI launcher's binding); weft_finalize() gives that thread its mask
-     * back. */
+    /* 1: bind stream i to core i (hwloc); 0 or -1 (the default, unless
+     * WEFT_BIND says otherwise): leave the streams to the OS, which moves
+     * them off a core another process keeps busy (README: "Binding").
+     * Cores are those the thread calling weft_init() may run on (taskset,
+     * cgroups, an MPI launcher's binding); weft_finalize() gives that
+     * thread its mask back. */
     int bind;
     weft_pool_kind pool_kind;    /* kind of each stream's default pool */
     weft_pool_access pool_access;/* access of each stream's default pool */
@@ -176,7 +177,7 @@ typedef struct weft_config {
 /* Fill `cfg` with the defaults, then apply the environment:
  *   WEFT_NUM_XSTREAMS  streams at start (default: one per core the caller may use)
  *   WEFT_STACK_SIZE    ULT stack size, bytes, K or M suffix (default 64K)
- *   WEFT_BIND          1 or 0 (default 1 when streams <= cores)
+ *   WEFT_BIND          1 or 0 (default 0: streams unbound)
  *   WEFT_HUGE_PAGES    1 or 0 (default 0)
  *   WEFT_EAGER_STACKS  1 or 0 (default 0)
  *   WEFT_WAIT_POLICY   hybrid, active or passive (default hybrid)

@@ -225,6 +225,12 @@ void idle_backoff(unsigned *idle)
     backoff_step(++*idle, true);
 }
 
+/* A spinning turn longer than this was not all ours (a turn takes well
+ * under a microsecond, a sched_yield() that finds no other thread ~1.5 us
+ * on a VM). */
+#define PREEMPTED_NS (50 * 1000ull)
+#define SHARED_NS (20 * 1000 * 1000ull)
+
 /* One idle turn of the scheduler `s` on `xs`; `idle` counts the turns
  * since it last ran something, `idle_since` holds when that was. Fires due
  * timers; then spins, yields the core, or sleeps, as the policy says. */
@@ -240,7 +246,7 @@ void xs_idle(struct weft_xstream_s *xs, struct weft_sched_s *s, unsigned *idle, 
      * request would wake it at once. */
     bool may_sleep = policy != WEFT_WAIT_ACTIVE && !s->parent && xs->main_sched == s &&
                      !atomic_load_explicit(&xs->stop_requested, memory_order_relaxed);
-    if (n == 1) *idle_since = 0;
+    if (n == 1) *idle_since = xs->idle_last = 0;
     if (n < 64 || !may_sleep) {
         backoff_step(n, policy != WEFT_WAIT_ACTIVE);
         return;
@@ -248,15 +254,28 @@ void xs_idle(struct weft_xstream_s *xs, struct weft_sched_s *s, unsigned *idle, 
     if (policy == WEFT_WAIT_HYBRID) {
         uint64_t now = clock_ns();
         if (!*idle_since) *idle_since = now;
+        /* A turn that took long means the OS ran another thread on this
+         * CPU meanwhile: the CPU is shared (another process, or a stream
+         * of ours the OS put beside this one, streams being unbound by
+         * default). Spinning then delays whoever would make the work this
+         * stream waits for, by up to an OS time slice per wait. So once it
+         * has seen that, for SHARED_NS the stream yields the CPU at every
+         * turn instead of spinning. (Sleeping instead measured worse on a
+         * VM: a CPU left idle takes ~90 us to wake.) */
+        if (xs->idle_last && now - xs->idle_last > PREEMPTED_NS) xs->shared_until = now + SHARED_NS;
+        xs->idle_last = now;
         if (now - *idle_since < atomic_load_explicit(&weft_g.spin_ns, memory_order_relaxed)) {
+            if (now < xs->shared_until) {
+                sched_yield();
+                return;
+            }
             /* Let other threads have the core now and then: rarely when
-             * this stream has a core of its own (bound, no more streams
-             * than cores), often when it may share one with another
-             * stream. A sched_yield() costs ~1.5 us on a VM: every 16th
-             * turn kept a stream alone on its core in the kernel most of
-             * the time it waited, late for the work it waited for. */
-            bool alone = __atomic_load_n(&xs->cpu, __ATOMIC_RELAXED) >= 0 && /* rebinding may race */
-                         atomic_load_explicit(&weft_g.n_streams, memory_order_relaxed) <= weft_g.cores;
+             * there are no more streams than cores (bound or not: then no
+             * stream of ours waits for this core), often when streams
+             * share cores. A sched_yield() costs ~1.5 us on a VM: every
+             * 16th turn kept a stream in the kernel most of the time it
+             * waited, late for the work it waited for. */
+            bool alone = atomic_load_explicit(&weft_g.n_streams, memory_order_relaxed) <= weft_g.cores;
             if ((n & (alone ? 1023 : 15)) == 0) sched_yield();
             else cpu_relax();
             return;
@@ -264,6 +283,7 @@ void xs_idle(struct weft_xstream_s *xs, struct weft_sched_s *s, unsigned *idle, 
     }
     xs_sleep(xs, s, next);
     *idle = 0;
+    xs->idle_last = 0;
 }
 
 /* fork.c: the child of a live runtime has no streams, asleep or not; the

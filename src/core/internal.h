@@ -291,6 +291,8 @@ struct weft_xstream_s {
     struct stack_cache stack_cache; /* free default-size stacks */
     uint64_t next_id, id_end;       /* a block of unit ids reserved by this stream */
     uint64_t rng;                   /* xorshift state: work-stealing victims */
+    uint64_t idle_last;             /* xs_idle: the clock at its last spinning turn, 0 after a sleep */
+    uint64_t shared_until;          /* xs_idle: its CPU was found shared; no spinning until then */
     _Atomic uint64_t n_created;     /* written by this stream only */
     _Atomic uint64_t n_finished;    /* written by this stream only */
     /* --- shared --- */

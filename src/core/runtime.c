@@ -230,7 +230,7 @@ int weft_init(const weft_config *cfg)
         return WEFT_ERR_INVALID;
     }
     int cores = topo_count_cores();
-    if (c.bind < 0) c.bind = c.num_xstreams <= cores; /* the streams asked for, not the default count */
+    if (c.bind < 0) c.bind = 0; /* unbound unless asked: see weft.h, weft_config.bind */
     weft_g.cores = cores > 0 ? cores : 1;
     weft_g.cfg = c;
     weft_g.page_size = (size_t)sysconf(_SC_PAGESIZE);
