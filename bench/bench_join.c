@@ -4,8 +4,10 @@
  * measurement builds of the library without some of the optimisations
  * (bench/CMakeLists.txt); BREAKDOWN_FIRST..BREAKDOWN_LAST say which steps
  * each build measures. Steps 2, 5 and 6 are run-time choices. */
+#define _GNU_SOURCE
 #include "bench_common.h"
 #include "weft.h"
+#include "bench_weft_bind.h"
 
 #define UNITS 256
 
@@ -47,6 +49,7 @@ static void step(int k, int runs)
     cfg.num_xstreams = 1;
     cfg.huge_pages = k >= 2;
     cfg.pool_access = k >= 6 ? WEFT_POOL_ACCESS_PRIVATE : WEFT_POOL_ACCESS_MPMC;
+    bench_weft_bind(&cfg);
     BENCH_CHECK(weft_init(&cfg) == WEFT_OK);
     weft_xstream xs;
     int n;

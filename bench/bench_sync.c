@@ -17,6 +17,7 @@
 #include "bench_bind.h"
 #include "bench_common.h"
 #include "weft.h"
+#include "bench_weft_bind.h"
 
 static int g_runs, g_quick;
 
@@ -221,6 +222,7 @@ int main(int argc, char **argv)
     weft_config cfg;
     BENCH_CHECK(weft_config_init(&cfg) == WEFT_OK);
     cfg.num_xstreams = maxs;
+    bench_weft_bind(&cfg);
     BENCH_CHECK(weft_init(&cfg) == WEFT_OK);
     BENCH_CHECK(weft_mutex_create(NULL, &g_wm) == WEFT_OK);
     double v[64];

@@ -5,8 +5,10 @@
  * pages, which the TLB holds either way. Each runs with
  * weft_config.huge_pages off and on in the same run; the point is the time
  * per visit (one turn of one ULT: its touches and its yield). */
+#define _GNU_SOURCE
 #include "bench_common.h"
 #include "weft.h"
+#include "bench_weft_bind.h"
 
 #define MAX_LIVE 4096
 #define PAGE 4096
@@ -49,6 +51,7 @@ static void measure(const char *name, int live, int touch, int huge, int runs)
     cfg.pool_access = WEFT_POOL_ACCESS_PRIVATE;
     cfg.stack_size = 64 * 1024;
     cfg.huge_pages = huge;
+    bench_weft_bind(&cfg);
     BENCH_CHECK(weft_init(&cfg) == WEFT_OK);
     weft_xstream xs;
     weft_pool pool;

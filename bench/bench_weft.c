@@ -4,11 +4,13 @@
  * Every stream runs the same driver on its own pool at the same time; a
  * point is the mean over streams of the time per unit (or per switch),
  * and the median, min and max of that over repeated runs. */
+#define _GNU_SOURCE
 #include <stdatomic.h>
 #include <unistd.h>
 
 #include "bench_common.h"
 #include "weft.h"
+#include "bench_weft_bind.h"
 
 #define UNITS 256
 /* create_join_cold: units per repetition and kind, all kept live until the
@@ -174,6 +176,7 @@ static void start_runtime(int streams, enum setup setup)
         cfg.pool_kind = WEFT_POOL_DEQUE;
         cfg.pool_access = WEFT_POOL_ACCESS_SPMC;
     }
+    bench_weft_bind(&cfg);
     BENCH_CHECK(weft_init(&cfg) == WEFT_OK);
     static struct steal_setup ss;
     if (setup == STEALING) {

@@ -12,6 +12,7 @@
 #include "patterns.h"
 
 #include "weft.h"
+#include "bench_weft_bind.h"
 
 enum setup { PRIVATE, SHARED, STEALING };
 static const char *const SETUP_NAME[] = {"private", "shared", "stealing"};
@@ -75,6 +76,7 @@ static void init(int threads)
         cfg.pool_kind = WEFT_POOL_DEQUE;
         cfg.pool_access = WEFT_POOL_ACCESS_SPMC;
     }
+    bench_weft_bind(&cfg);
     BENCH_CHECK(weft_init(&cfg) == WEFT_OK);
     for (int s = 0; s < threads; s++) BENCH_CHECK(weft_xstream_get(s, &g_xs[s]) == WEFT_OK);
     if (g_setup == SHARED)

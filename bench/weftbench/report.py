@@ -421,7 +421,7 @@ def method_section():
     out.append("| runtime | threads are | worker binding (threads <= cores) | settings |")
     out.append("|---|---|---|---|")
     out.append("| weft-ult, weft-tasklet | execution streams (`weft_config.num_xstreams`) | one stream per core "
-               "(weft's default, hwloc) | default hybrid wait policy (spin 200 us, then sleep); `private`: a pool "
+               "(`weft_config.bind = 1`, bench/bench_weft_bind.h; weft's own default leaves them unbound) | default hybrid wait policy (spin 200 us, then sleep); `private`: a pool "
                "per stream, the creator dispatches round robin (`weft_thread_create_to`); `shared`: one MPMC pool "
                "every stream's scheduler takes from first; `stealing`: a deque per stream, random work stealing |")
     out.append("| weft-glt | GLT threads = weft streams (`GLT_NUM_THREADS`) | as weft | `glt_*_create_to(thread)` |")
