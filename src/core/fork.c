@@ -47,7 +47,7 @@ static struct {
 } g_fork_stacks[2];
 
 /* Lock order: the global lock, pools, the layers above (core_hooks: keys),
- * graveyard, handle memory. Weft itself never
+ * graveyard, handle memory, topology. Weft itself never
  * holds one of them while it takes another; the pool registry's lock is
  * held around a user pool's pop (finalize adopting orphans), so the locks
  * its code may reach, creating keys or sync objects, come after it. */
@@ -58,10 +58,12 @@ static void fork_prepare(void)
     if (core_hooks.fork_lock) core_hooks.fork_lock();
     obj_fork_lock();
     handles_fork_lock();
+    topo_fork_lock();
 }
 
 static void fork_parent(void)
 {
+    topo_fork_unlock();
     handles_fork_unlock();
     obj_fork_unlock();
     if (core_hooks.fork_unlock) core_hooks.fork_unlock();
@@ -118,6 +120,7 @@ static void runtime_abandon(void)
 
 static void fork_child(void)
 {
+    topo_fork_unlock(); /* first: runtime_abandon() lets the topology go */
     if (atomic_load_explicit(&weft_g.initialized, memory_order_relaxed)) runtime_abandon();
     weft_tls_xs = NULL;
     /* Plain threads counted in a call (ext_enter) are gone with the

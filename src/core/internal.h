@@ -584,5 +584,7 @@ WEFT_HIDDEN int topo_count_cores(void);    /* also before topo_init() */
 WEFT_HIDDEN int topo_core_cpu(int core);   /* first logical CPU of a core */
 WEFT_HIDDEN int topo_bind_thread(pthread_t t, int cpu); /* cpu -1: unbind */
 WEFT_HIDDEN int topo_cpu_valid(int cpu);
+WEFT_HIDDEN void topo_fork_lock(void);
+WEFT_HIDDEN void topo_fork_unlock(void);
 
 #endif

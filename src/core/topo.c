@@ -28,6 +28,9 @@ static void allowed_restore(void)
 
 static hwloc_topology_t g_topo;
 static int g_topo_ok;
+/* Guards g_topo's life against topo_count_cores(), which weft_config_init()
+ * may call from any thread while another runs weft_finalize(). */
+static pthread_mutex_t g_topo_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Load the machine's topology, cut down to the calling thread's CPUs. */
 static int topo_load(hwloc_topology_t *t)
@@ -50,20 +53,31 @@ static int topo_load(hwloc_topology_t *t)
 int topo_init(void)
 {
     allowed_save();
-    int rc = topo_load(&g_topo);
+    hwloc_topology_t t;
+    int rc = topo_load(&t);
     if (rc) return rc;
+    pthread_mutex_lock(&g_topo_lock);
+    g_topo = t;
     g_topo_ok = 1;
+    pthread_mutex_unlock(&g_topo_lock);
     return WEFT_OK;
 }
 
 void topo_finalize(void)
 {
+    pthread_mutex_lock(&g_topo_lock);
     if (g_topo_ok) {
         hwloc_topology_destroy(g_topo);
         allowed_restore();
     }
     g_topo_ok = 0;
+    pthread_mutex_unlock(&g_topo_lock);
 }
+
+/* fork.c: a fork while another thread counts cores leaves the child the
+ * lock free. */
+void topo_fork_lock(void) { pthread_mutex_lock(&g_topo_lock); }
+void topo_fork_unlock(void) { pthread_mutex_unlock(&g_topo_lock); }
 
 int topo_num_cores(void)
 {
@@ -75,9 +89,11 @@ int topo_num_cores(void)
 /* Cores this process may use, before or after weft_init(). */
 int topo_count_cores(void)
 {
-    if (g_topo_ok) return topo_num_cores();
+    pthread_mutex_lock(&g_topo_lock);
+    int ok = g_topo_ok, n = ok ? topo_num_cores() : 0;
+    pthread_mutex_unlock(&g_topo_lock);
+    if (ok) return n;
     hwloc_topology_t t;
-    int n = 0;
     if (topo_load(&t) == WEFT_OK) {
         n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
         if (n <= 0) n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
@@ -128,6 +144,9 @@ int topo_num_cores(void)
     int n = CPU_COUNT(&g_allowed);
     return n > 0 ? n : 1;
 }
+
+void topo_fork_lock(void) {}
+void topo_fork_unlock(void) {}
 
 int topo_count_cores(void)
 {
