@@ -74,7 +74,7 @@ void pool_wake_sleepers(struct weft_pool_s *p)
 {
     spin_lock(&sleepers_lock);
     for (struct weft_xstream_s *xs = sleepers; xs; xs = xs->sleep_next)
-        if (atomic_load_explicit(&xs->sleeping, memory_order_relaxed) && sched_has_pool(xs->main_sched, p))
+        if (atomic_load_explicit(&xs->sleeping, memory_order_relaxed) && sched_has_pool(xs_main_sched(xs), p))
             xs_wake(xs);
     spin_unlock(&sleepers_lock);
 }
@@ -142,7 +142,7 @@ uint64_t timers_expire(struct weft_xstream_s *xs)
 static bool xs_has_work(struct weft_xstream_s *xs, struct weft_sched_s *s)
 {
     if (atomic_load_explicit(&xs->inbox, memory_order_acquire) || xs->runnext_head || xs->stash) return true;
-    if (atomic_load_explicit(&xs->stop_requested, memory_order_acquire) || xs->main_sched != s) return true;
+    if (atomic_load_explicit(&xs->stop_requested, memory_order_acquire) || xs_main_sched(xs) != s) return true;
     for (int i = 0; i < s->npools; i++)
         if (pool_count(s->pools[i]) > 0) return true;
     return false;
@@ -244,7 +244,7 @@ void xs_idle(struct weft_xstream_s *xs, struct weft_sched_s *s, unsigned *idle, 
      * hands the stream back to its parent, which runs it again. A stream
      * asked to stop that still has blocked units naps instead: its stop
      * request would wake it at once. */
-    bool may_sleep = policy != WEFT_WAIT_ACTIVE && !s->parent && xs->main_sched == s &&
+    bool may_sleep = policy != WEFT_WAIT_ACTIVE && !s->parent && xs_main_sched(xs) == s &&
                      !atomic_load_explicit(&xs->stop_requested, memory_order_relaxed);
     if (n == 1) *idle_since = xs->idle_last = 0;
     if (n < 64 || !may_sleep) {

@@ -361,6 +361,14 @@ static inline int pool_check(struct weft_pool_s *p)
     return WEFT_OK;
 }
 
+/* A stream's main scheduler, read from any thread: weft_xstream_set_main_sched
+ * may replace it from another stream (a release store), and whoever reads
+ * the new one also sees it attached. */
+static inline struct weft_sched_s *xs_main_sched(const struct weft_xstream_s *xs)
+{
+    return __atomic_load_n(&xs->main_sched, __ATOMIC_ACQUIRE);
+}
+
 /* Sentinel that closes an inbox when its stream ends. */
 #define INBOX_CLOSED ((struct weft_unit_s *)(uintptr_t)1)
 

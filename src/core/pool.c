@@ -234,7 +234,7 @@ void pool_retire(struct weft_pool_s *p)
  * (unit.c, unit_claim). */
 void pools_adopt_orphans(struct weft_xstream_s *xs)
 {
-    struct weft_pool_s *dest = sched_migration_pool(xs->main_sched);
+    struct weft_pool_s *dest = sched_migration_pool(xs_main_sched(xs));
     struct weft_unit_s *moved = NULL, *u;
     spin_lock(&g_pools_lock);
     for (struct weft_pool_s *p = g_pools; p; p = p->reg_next) {

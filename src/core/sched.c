@@ -2,7 +2,7 @@
  * user-defined ones through an operations table, and stacking.
  *
  * A stream runs a stack of schedulers: its main scheduler at the bottom
- * (xs->main_sched), on the stream's own scheduler context, and above it any
+ * (xs_main_sched(xs)), on the stream's own scheduler context, and above it any
  * scheduler that was pushed into a pool as a unit and picked (a stacked
  * scheduler runs on that unit's stack). xs->sched and xs->sched_unit name
  * the top of the stack: the scheduler whose policy ULTs follow when they
@@ -289,7 +289,7 @@ struct weft_unit_s *sched_pick_slow(struct weft_xstream_s *xs, struct weft_sched
 static bool sched_should_stop(struct weft_xstream_s *xs, struct weft_sched_s *s)
 {
     if (!s->parent) {
-        if (xs->main_sched != s) return true; /* replaced */
+        if (xs_main_sched(xs) != s) return true; /* replaced */
         if (!xs->is_primary && atomic_load_explicit(&xs->stop_requested, memory_order_acquire) &&
             xs_can_stop(xs)) {
             xs->stopping = 1;
@@ -324,7 +324,7 @@ static int sched_caller(struct weft_sched_s *s, struct weft_xstream_s **xsp)
     if (rc) return rc;
     struct weft_xstream_s *xs = weft_tls_xs;
     if (!xs || xs->cur != xs->sched_unit) return WEFT_ERR_CROSS_STREAM;
-    bool replaced = xs->sched == xs->main_sched && s != xs->sched && !s->parent &&
+    bool replaced = xs->sched == xs_main_sched(xs) && s != xs->sched && !s->parent &&
                     atomic_load(&s->in_run) && !atomic_load(&s->xs);
     if (xs->sched != s && !replaced) return WEFT_ERR_CROSS_STREAM;
     *xsp = xs;
@@ -424,11 +424,11 @@ void sched_main_loop(struct weft_xstream_s *xs)
 {
     unsigned idle = 0;
     for (;;) {
-        struct weft_sched_s *s = xs->main_sched;
+        struct weft_sched_s *s = xs_main_sched(xs);
         sched_run(xs, s);
         if (xs->stopping) return;
         /* A run function that returned without being asked: call it again. */
-        if (xs->main_sched == s) idle_backoff(&idle);
+        if (xs_main_sched(xs) == s) idle_backoff(&idle);
         else idle = 0;
     }
 }

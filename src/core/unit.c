@@ -603,7 +603,7 @@ static int xs_first_pool(struct weft_xstream_s *xs, struct weft_pool_s **p)
     int rc = xs_check(xs);
     if (rc) return rc;
     if (atomic_load(&xs->state) == XS_TERMINATED) return WEFT_ERR_STATE;
-    *p = sched_migration_pool(xs->main_sched);
+    *p = sched_migration_pool(xs_main_sched(xs));
     return WEFT_OK;
 }
 

@@ -26,7 +26,7 @@
  * refused and goes straight into the (now unscheduled) pool. */
 bool xs_can_stop(struct weft_xstream_s *xs)
 {
-    struct weft_sched_s *s = xs->main_sched;
+    struct weft_sched_s *s = xs_main_sched(xs);
     if (xs->runnext_head || xs->stash) return false;
     if (atomic_load_explicit(&xs->n_timers, memory_order_relaxed)) return false; /* a timed wait is on */
     for (int i = 0; i < s->npools; i++) {
@@ -163,9 +163,9 @@ static void *xs_thread_main(void *arg)
 
     sched_main_loop(xs);
 
-    sched_detach(xs->main_sched);
-    for (int i = 0; i < xs->main_sched->npools; i++) {
-        struct weft_pool_s *p = xs->main_sched->pools[i];
+    sched_detach(xs_main_sched(xs));
+    for (int i = 0; i < xs_main_sched(xs)->npools; i++) {
+        struct weft_pool_s *p = xs_main_sched(xs)->pools[i];
         pool_disown(p, xs);
     }
     su->tsan_fiber = NULL; /* the thread's own fiber is not ours to destroy */
@@ -399,7 +399,7 @@ int weft_xstream_get_pools(weft_xstream xs, int max, weft_pool *pools, int *n)
     int rc = xs_check(xs);
     if (rc) return rc;
     if (!n || max < 0 || (max > 0 && !pools)) return WEFT_ERR_INVALID;
-    return weft_sched_get_pools(xs->main_sched, max, pools, n);
+    return weft_sched_get_pools(xs_main_sched(xs), max, pools, n);
 }
 
 int weft_xstream_get_main_sched(weft_xstream xs, weft_sched *out)
@@ -407,7 +407,7 @@ int weft_xstream_get_main_sched(weft_xstream xs, weft_sched *out)
     int rc = xs_check(xs);
     if (rc) return rc;
     if (!out) return WEFT_ERR_INVALID;
-    *out = xs->main_sched;
+    *out = xs_main_sched(xs);
     return WEFT_OK;
 }
 
@@ -420,7 +420,7 @@ int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched)
     struct weft_unit_s *self = xs->cur;
     if (self->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
     if (self == xs->sched_unit) return WEFT_ERR_SCHED_BLOCKS;
-    struct weft_sched_s *old = xs->main_sched;
+    struct weft_sched_s *old = xs_main_sched(xs);
     if (sched == old) return WEFT_OK;
     if (xs->sched != old) return WEFT_ERR_STATE; /* a stacked scheduler runs */
     if (atomic_load(&sched->in_run)) return WEFT_ERR_BUSY;
@@ -447,7 +447,8 @@ int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched)
             pool_own(p, NULL);
     }
     if (self->pool && !sched_has_pool(sched, self->pool)) unit_set_pool(self, sched->pools[0]);
-    xs->sched = xs->main_sched = sched;
+    xs->sched = sched;
+    __atomic_store_n(&xs->main_sched, sched, __ATOMIC_RELEASE); /* read by other streams: xs_main_sched */
     /* Let the old scheduler's loop see it was replaced and return before
      * this call does: then the caller may free it at once. */
     unit_yield_to_sched(xs);
