@@ -25,6 +25,13 @@ static void init(int threads)
     char n[16];
     snprintf(n, sizeof n, "%d", threads);
     setenv("GLT_NUM_THREADS", n, 1);
+#ifndef GLT_BACKEND_PTHREADS
+    /* weft's streams bound as every runtime's workers are here, one per CPU
+     * when they fit (bench_weft_bind.h), unless WEFT_BIND says otherwise. */
+    static int user_bind = -1;
+    if (user_bind < 0) user_bind = getenv("WEFT_BIND") != NULL;
+    if (!user_bind) setenv("WEFT_BIND", threads <= CPU_COUNT(&bench_cpus) ? "1" : "0", 1);
+#endif
     glt_init(0, NULL);
     BENCH_CHECK(glt_get_num_threads() == threads);
 }

@@ -1,396 +1,139 @@
-/* The GLT API over OS threads, for comparison with weft: include glt.h
- * with -DGLT_BACKEND_PTHREADS (link with -pthread; weft is not needed).
- * Every ULT and tasklet is a pthread (256 KiB stack) that starts at once;
- * a GLT "thread" is a CPU: the _to variants and glt_ult_migrate_self_to pin
- * the unit to CPU dest modulo the count, and glt_get_thread_num gives the
- * GLT thread a unit was placed on (that of its creator when not placed).
- * Disabling a thread re-pins the live units placed on it to an enabled
- * thread's CPU (numbering as in glt.h). Yields are sched_yield. A unit cannot be cancelled once created (it has
- * started): glt_ult_cancel has no effect. Errors print and abort, as over
- * weft. Define _GNU_SOURCE before the first system header (affinity calls). */
+/* GLT's pthreads API over lightweight threads: include this header instead
+ * of <pthread.h> and link with -lgltpthread -lweft, and a pthreads program
+ * runs its threads as weft ULTs. Each pthread_* call below (and
+ * sched_yield) is renamed to GLT's gpthread_* function of the same
+ * signature (the GLT 2.5 set, plus pthread_equal, pthread_once and
+ * pthread_cond_timedwait); types stay pthread_t, pthread_mutex_t, ... and
+ * the static initialisers (PTHREAD_MUTEX_INITIALIZER,
+ * PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, PTHREAD_COND_INITIALIZER) work.
+ * Everything else of <pthread.h> (attribute objects, spin locks, rwlocks)
+ * is the system's own. Define GLT_PTHREADS_NO_RENAME to get the gpthread_*
+ * functions without the renaming.
+ *
+ * The library starts weft before main (glt_init from a constructor:
+ * GLT_NUM_THREADS streams, default one per core, sharing GLT_NUM_POOLS=1
+ * pool unless the environment says otherwise, as GLT does); the calling
+ * thread goes on as the main ULT, and GLT's own calls (glt.h) may be used
+ * alongside. At exit it stops weft if no thread made by pthread_create is
+ * left; otherwise it leaves them, as exit() ends a process's threads.
+ *
+ * What the calls do, and where they differ from the system's:
+ *  - pthread_create makes a ULT on the caller's GLT thread's pool, running
+ *    on any stream that serves it. Attributes: detach state and an
+ *    explicitly set stack size are honoured; the rest is ignored. EAGAIN
+ *    when no memory is left. pthread_t is a weft-side record, the same
+ *    value pthread_self() gives inside the thread.
+ *  - pthread_join / pthread_detach / pthread_exit: as POSIX; a thread
+ *    detached late is joined by a helper ULT. pthread_exit from main
+ *    waits for every thread made by pthread_create to end, then exits the
+ *    process with status 0. From an OS thread that is not weft's (made by
+ *    the system's calls) these and pthread_self fall back to the system's.
+ *  - Cancellation is deferred only: pthread_cancel marks the thread; it
+ *    ends with PTHREAD_CANCELED at its start or at its next
+ *    pthread_testcancel or pthread_join, if cancelability is enabled. No
+ *    cleanup handlers run and the stack is not unwound (like weft's
+ *    weft_thread_exit). PTHREAD_CANCEL_ASYNCHRONOUS is refused with
+ *    ENOTSUP: a ULT cannot be interrupted. Only threads made by
+ *    pthread_create can be cancelled (ESRCH otherwise).
+ *  - Mutexes (default, error-checking, recursive), condition variables
+ *    (pthread_cond_timedwait: the condattr clock, CLOCK_REALTIME by
+ *    default), barriers and keys are weft's: waiting parks the ULT, not its
+ *    stream. Relocking a non-recursive mutex gives EDEADLK, unlocking one
+ *    held by another EPERM. Up to 4096 keys live at once.
+ *  - sched_yield and pthread_yield yield the ULT.
+ * A tasklet, a scheduler or a plain OS thread may call the non-blocking
+ * ones; blocking ones from a tasklet fail with EDEADLK where they would
+ * wait. */
 #ifndef WEFT_GLT_PTHREADS_H
 #define WEFT_GLT_PTHREADS_H
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
+#ifdef GLT_BACKEND_PTHREADS
+#error "glt_pthreads.h runs pthreads programs over weft; GLT_BACKEND_PTHREADS runs GLT over OS threads"
 #endif
-#include <errno.h>
+
 #include <pthread.h>
 #include <sched.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
-#include <unistd.h>
+
+#include "glt.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-struct glt_pth_unit {
-    pthread_t th;
-    void (*f)(void *);
-    void *arg;
-    uint64_t id;
-    int thread_id; /* the GLT thread (CPU slot, its id) it is placed on */
-    int joined;
-    struct glt_pth_unit *prev, *next; /* live units, for re-pinning */
-};
+/* Called by the library at load and at exit (constructor, destructor). */
+void glt_pthread_start(void);
+void glt_pthread_end(void);
 
-typedef struct glt_pth_unit *GLT_ult;
-typedef struct glt_pth_unit *GLT_tasklet;
-typedef int GLT_thread;
-typedef pthread_mutex_t *GLT_mutex;
-typedef pthread_barrier_t *GLT_barrier;
-typedef pthread_cond_t *GLT_cond;
-typedef pthread_key_t GLT_key;
-typedef uint64_t GLT_ult_id;
-typedef int GLT_thread_id;
-typedef int GLT_bool;
-typedef struct glt_timer {
-    uint64_t start, elapsed;
-} *GLT_timer;
-typedef struct glt_pth_future {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int ready;
-    int nbytes;
-    char value[];
-} *GLT_future;
-
-#define GLT_TRUE 1
-#define GLT_FALSE 0
-#define GLT_SUCCESS 0
-
-#define GLT_PCALL(call)                                                                              \
-    do {                                                                                             \
-        int glt_rc_ = (call);                                                                        \
-        if (glt_rc_ != 0) {                                                                          \
-            fprintf(stderr, "glt: %s failed: %s (%s:%d)\n", #call, strerror(glt_rc_), __FILE__, __LINE__); \
-            abort();                                                                                 \
-        }                                                                                            \
-    } while (0)
-
-/* State shared by every file of the program (weak: one copy at link). */
-__attribute__((weak)) uint64_t glt_pth_next_id = 1;
-__attribute__((weak)) __thread struct glt_pth_unit *glt_pth_self_;
-__attribute__((weak)) struct glt_pth_unit glt_pth_main_unit;
-/* Guards the team and the list of live units. */
-__attribute__((weak)) pthread_mutex_t glt_pth_lock = PTHREAD_MUTEX_INITIALIZER;
-__attribute__((weak)) struct glt_pth_unit *glt_pth_live;
-
-static inline void glt_init(int argc, char *argv[])
-{
-    (void)argc;
-    (void)argv;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    const char *n = getenv("GLT_NUM_THREADS");
-    glt_team_init_(n && atoi(n) > 0 ? atoi(n) : (cores > 0 ? (int)cores : 1)); /* capped there */
-    glt_pth_main_unit.th = pthread_self();
-    glt_pth_main_unit.id = __atomic_fetch_add(&glt_pth_next_id, 1, __ATOMIC_RELAXED);
-    glt_pth_self_ = &glt_pth_main_unit;
-}
-
-static inline void glt_finalize(void) { __atomic_store_n(&glt_team_.n, 0, __ATOMIC_RELEASE); }
-
-/* The number of enabled threads. */
-static inline int glt_get_num_threads(void) { return glt_team_size_(); }
-
-static inline int glt_get_thread_num(void)
-{
-    int id = glt_pth_self_ ? __atomic_load_n(&glt_pth_self_->thread_id, __ATOMIC_RELAXED) : 0;
-    int num = glt_team_num_(id);
-    return num >= 0 ? num : glt_team_num_near_(id);
-}
-
-static inline void glt_pth_unlink_(void *p)
-{
-    struct glt_pth_unit *u = (struct glt_pth_unit *)p;
-    pthread_mutex_lock(&glt_pth_lock);
-    if (u->prev) u->prev->next = u->next;
-    else glt_pth_live = u->next;
-    if (u->next) u->next->prev = u->prev;
-    pthread_mutex_unlock(&glt_pth_lock);
-}
-
-static inline void *glt_pth_start_(void *p)
-{
-    struct glt_pth_unit *u = (struct glt_pth_unit *)p;
-    glt_pth_self_ = u;
-    pthread_cleanup_push(glt_pth_unlink_, u); /* also on glt_ult_exit */
-    u->f(u->arg);
-    pthread_cleanup_pop(1);
-    return NULL;
-}
-
-static inline void glt_pth_cpu_set_(cpu_set_t *set, int slot)
-{
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    CPU_ZERO(set);
-    CPU_SET(cpus > 0 ? slot % (int)cpus : 0, set);
-}
-
-static inline void glt_pth_pin_(pthread_attr_t *a, int slot)
-{
-    cpu_set_t set;
-    glt_pth_cpu_set_(&set, slot);
-    pthread_attr_setaffinity_np(a, sizeof set, &set);
-}
-
-static inline void glt_pth_create_(void (*f)(void *), void *arg, struct glt_pth_unit **out, int dest)
-{
-    struct glt_pth_unit *u = (struct glt_pth_unit *)calloc(1, sizeof *u);
-    if (!u) GLT_PCALL(ENOMEM);
-    u->f = f;
-    u->arg = arg;
-    u->id = __atomic_fetch_add(&glt_pth_next_id, 1, __ATOMIC_RELAXED);
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setstacksize(&a, 256 * 1024);
-    pthread_mutex_lock(&glt_pth_lock);
-    if (dest >= 0) {
-        u->thread_id = dest;
-        glt_pth_pin_(&a, dest);
-    } else {
-        u->thread_id = glt_pth_self_ ? glt_pth_self_->thread_id : 0;
-    }
-    u->next = glt_pth_live;
-    if (u->next) u->next->prev = u;
-    glt_pth_live = u;
-    *out = u;
-    int rc = pthread_create(&u->th, &a, glt_pth_start_, u);
-    pthread_mutex_unlock(&glt_pth_lock);
-    if (rc) glt_pth_unlink_(u);
-    GLT_PCALL(rc);
-    pthread_attr_destroy(&a);
-}
-
-static inline GLT_ult *glt_ult_malloc(int n) { return (GLT_ult *)malloc(sizeof(GLT_ult) * (size_t)n); }
-static inline GLT_tasklet *glt_tasklet_malloc(int n)
-{
-    return (GLT_tasklet *)malloc(sizeof(GLT_tasklet) * (size_t)n);
-}
-
-/* The id (CPU slot) of thread number dest, modulo the enabled count. */
-static inline int glt_pth_slot_(int dest) { return glt_team_id_(dest); }
-
-static inline void glt_ult_create(void (*f)(void *), void *arg, GLT_ult *u) { glt_pth_create_(f, arg, u, -1); }
-static inline void glt_ult_create_to(void (*f)(void *), void *arg, GLT_ult *u, int dest)
-{
-    glt_pth_create_(f, arg, u, glt_pth_slot_(dest));
-}
-static inline void glt_tasklet_create(void (*f)(void *), void *arg, GLT_tasklet *t) { glt_pth_create_(f, arg, t, -1); }
-static inline void glt_tasklet_create_to(void (*f)(void *), void *arg, GLT_tasklet *t, int dest)
-{
-    glt_pth_create_(f, arg, t, glt_pth_slot_(dest));
-}
-
-static inline void glt_yield(void) { sched_yield(); }
-static inline void glt_yield_to(GLT_ult u)
-{
-    (void)u;
-    sched_yield();
-}
-
-static inline void glt_ult_join(GLT_ult *u)
-{
-    if (!(*u)->joined) GLT_PCALL(pthread_join((*u)->th, NULL));
-    (*u)->joined = 1;
-}
-static inline void glt_tasklet_join(GLT_tasklet *t) { glt_ult_join(t); }
-static inline void glt_ult_free(GLT_ult *u)
-{
-    glt_ult_join(u);
-    free(*u);
-    *u = NULL;
-}
-static inline void glt_tasklet_free(GLT_tasklet *t) { glt_ult_free(t); }
-
-static inline void glt_ult_get_id(GLT_ult_id *id, GLT_ult u) { *id = u->id; }
-static inline void glt_workunit_get_thread_id(GLT_thread_id *id) { *id = glt_get_thread_num(); }
-
-static inline void glt_ult_migrate_self_to(GLT_thread_id id)
-{
-    int slot = glt_pth_slot_(id);
-    cpu_set_t set;
-    glt_pth_cpu_set_(&set, slot);
-    pthread_mutex_lock(&glt_pth_lock); /* against a re-pin by a disable */
-    int rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-    if (glt_pth_self_) __atomic_store_n(&glt_pth_self_->thread_id, slot, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&glt_pth_lock);
-    GLT_PCALL(rc);
-}
-
-static inline void glt_ult_self(GLT_ult *u) { *u = glt_pth_self_; }
-static inline void glt_tasklet_self(GLT_tasklet *t) { *t = glt_pth_self_; }
-static inline void glt_ult_cancel(GLT_ult u) { (void)u; }
-static inline void glt_tasklet_cancel(GLT_tasklet t) { (void)t; }
-static inline void glt_ult_exit(void) { pthread_exit(NULL); }
-
-static inline void glt_mutex_create(GLT_mutex *m)
-{
-    *m = (GLT_mutex)malloc(sizeof **m);
-    if (!*m) GLT_PCALL(ENOMEM);
-    GLT_PCALL(pthread_mutex_init(*m, NULL));
-}
-static inline void glt_mutex_free(GLT_mutex *m)
-{
-    GLT_PCALL(pthread_mutex_destroy(*m));
-    free(*m);
-    *m = NULL;
-}
-static inline void glt_mutex_lock(GLT_mutex m) { GLT_PCALL(pthread_mutex_lock(m)); }
-static inline void glt_mutex_unlock(GLT_mutex m) { GLT_PCALL(pthread_mutex_unlock(m)); }
-static inline int glt_mutex_trylock(GLT_mutex m)
-{
-    int rc = pthread_mutex_trylock(m);
-    if (rc == EBUSY) return 0;
-    GLT_PCALL(rc);
-    return 1;
-}
-static inline void glt_mutex_spinlock(GLT_mutex m)
-{
-    while (!glt_mutex_trylock(m)) sched_yield();
-}
-
-static inline void glt_barrier_create(int n, GLT_barrier *b)
-{
-    *b = (GLT_barrier)malloc(sizeof **b);
-    if (!*b) GLT_PCALL(ENOMEM);
-    GLT_PCALL(pthread_barrier_init(*b, NULL, (unsigned)n));
-}
-static inline void glt_barrier_free(GLT_barrier *b)
-{
-    GLT_PCALL(pthread_barrier_destroy(*b));
-    free(*b);
-    *b = NULL;
-}
-static inline void glt_barrier_wait(GLT_barrier *b)
-{
-    int rc = pthread_barrier_wait(*b);
-    if (rc != PTHREAD_BARRIER_SERIAL_THREAD) GLT_PCALL(rc);
-}
-
-static inline void glt_cond_create(GLT_cond *c)
-{
-    *c = (GLT_cond)malloc(sizeof **c);
-    if (!*c) GLT_PCALL(ENOMEM);
-    GLT_PCALL(pthread_cond_init(*c, NULL));
-}
-static inline void glt_cond_free(GLT_cond *c)
-{
-    GLT_PCALL(pthread_cond_destroy(*c));
-    free(*c);
-    *c = NULL;
-}
-static inline void glt_cond_signal(GLT_cond c) { GLT_PCALL(pthread_cond_signal(c)); }
-static inline void glt_cond_broadcast(GLT_cond c) { GLT_PCALL(pthread_cond_broadcast(c)); }
-static inline void glt_cond_wait(GLT_cond c, GLT_mutex m) { GLT_PCALL(pthread_cond_wait(c, m)); }
-
-static inline uint64_t glt_pth_now_(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-static inline double glt_get_wtime(void) { return (double)glt_pth_now_() * 1e-9; }
-static inline void glt_timer_create(GLT_timer *t)
-{
-    *t = (GLT_timer)calloc(1, sizeof **t);
-    if (!*t) GLT_PCALL(ENOMEM);
-}
-static inline void glt_timer_free(GLT_timer *t)
-{
-    free(*t);
-    *t = NULL;
-}
-static inline void glt_timer_start(GLT_timer t) { t->start = glt_pth_now_(); }
-static inline void glt_timer_stop(GLT_timer t) { t->elapsed = glt_pth_now_() - t->start; }
-static inline void glt_timer_get_secs(GLT_timer t, double *secs) { *secs = (double)t->elapsed * 1e-9; }
-
-static inline void glt_key_create(void (*destructor)(void *), GLT_key *k) { GLT_PCALL(pthread_key_create(k, destructor)); }
-static inline void glt_key_free(GLT_key *k) { GLT_PCALL(pthread_key_delete(*k)); }
-static inline void glt_key_set(GLT_key k, void *v) { GLT_PCALL(pthread_setspecific(k, v)); }
-static inline void glt_key_get(GLT_key k, void **v) { *v = pthread_getspecific(k); }
-
-static inline int glt_can_event_functions(void) { return GLT_FALSE; }
-static inline int glt_can_future_functions(void) { return GLT_TRUE; }
-static inline int glt_can_manage_scheduler(void) { return GLT_FALSE; }
-static inline int glt_can_malleability(void) { return GLT_TRUE; }
-
-/* As over weft (glt.h); the live units placed on a disabled thread move to
- * the enabled ones, round robin, by re-pinning. */
-static inline void glt_pth_team_change_(int id, int on)
-{
-    if (id != -1 && (id < 0 || id >= glt_team_.total)) GLT_PCALL(EINVAL);
-    if (id == 0 && !on) GLT_PCALL(EPERM); /* the main thread's stays */
-    pthread_mutex_lock(&glt_pth_lock);
-    if (id == -1) id = on ? glt_team_first_disabled_() : glt_team_last_enabled_();
-    if (id > 0 && glt_team_enabled_(id) != on) {
-        glt_team_set_(id, on);
-        int next = 0;
-        for (struct glt_pth_unit *u = glt_pth_live; !on && u; u = u->next) {
-            if (u->thread_id != id) continue;
-            int to = glt_team_id_(next++);
-            cpu_set_t set;
-            glt_pth_cpu_set_(&set, to);
-            pthread_setaffinity_np(u->th, sizeof set, &set); /* fails only if it is ending */
-            __atomic_store_n(&u->thread_id, to, __ATOMIC_RELAXED);
-        }
-    }
-    pthread_mutex_unlock(&glt_pth_lock);
-}
-
-static inline void glt_thread_disable_id(int id) { glt_pth_team_change_(id, 0); }
-static inline void glt_thread_enable_id(int id) { glt_pth_team_change_(id, 1); }
-static inline void glt_thread_disable(void) { glt_pth_team_change_(-1, 0); }
-static inline void glt_thread_enable(void) { glt_pth_team_change_(-1, 1); }
-
-static inline void glt_future_create(int nbytes, GLT_future *f)
-{
-    if (nbytes < 0) GLT_PCALL(EINVAL);
-    *f = (GLT_future)calloc(1, sizeof **f + (size_t)nbytes);
-    if (!*f) GLT_PCALL(ENOMEM);
-    (*f)->nbytes = nbytes;
-    GLT_PCALL(pthread_mutex_init(&(*f)->lock, NULL));
-    GLT_PCALL(pthread_cond_init(&(*f)->cond, NULL));
-}
-static inline void glt_future_free(GLT_future *f)
-{
-    pthread_mutex_destroy(&(*f)->lock);
-    pthread_cond_destroy(&(*f)->cond);
-    free(*f);
-    *f = NULL;
-}
-static inline void glt_future_wait(GLT_future f, void **value)
-{
-    pthread_mutex_lock(&f->lock);
-    while (!f->ready) pthread_cond_wait(&f->cond, &f->lock);
-    pthread_mutex_unlock(&f->lock);
-    if (value) *value = f->value;
-}
-static inline void glt_future_set(GLT_future f, void *value, int nbytes)
-{
-    if (nbytes < 0 || nbytes > f->nbytes || (nbytes && !value)) GLT_PCALL(EINVAL);
-    pthread_mutex_lock(&f->lock);
-    if (nbytes) memcpy(f->value, value, (size_t)nbytes);
-    f->ready = 1;
-    pthread_cond_broadcast(&f->cond);
-    pthread_mutex_unlock(&f->lock);
-}
-
-/* err is an errno value over this backend. */
-static inline void glt_get_error_str(int err, char *str, size_t *len)
-{
-    const char *msg = strerror(err);
-    size_t n = strlen(msg);
-    if (str) memcpy(str, msg, n + 1);
-    if (len) *len = n;
-}
+int gpthread_create(pthread_t *pth, const pthread_attr_t *attr, void *(*func)(void *), void *args);
+int gpthread_join(pthread_t th, void **ret);
+int gsched_yield(void);
+int gpthread_yield(void);
+pthread_t gpthread_self(void);
+void gpthread_exit(void *ret) __attribute__((noreturn));
+int gpthread_detach(pthread_t th);
+int gpthread_setcancelstate(int state, int *oldstate);
+int gpthread_setcanceltype(int type, int *oldtype);
+int gpthread_cancel(pthread_t th);
+void gpthread_testcancel(void);
+int gpthread_key_create(pthread_key_t *key, void (*destructor)(void *));
+int gpthread_key_delete(pthread_key_t key);
+void *gpthread_getspecific(pthread_key_t key);
+int gpthread_setspecific(pthread_key_t key, const void *ptr);
+int gpthread_barrier_init(pthread_barrier_t *barrier, const pthread_barrierattr_t *attr, unsigned int count);
+int gpthread_barrier_destroy(pthread_barrier_t *barrier);
+int gpthread_barrier_wait(pthread_barrier_t *barrier);
+int gpthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr);
+int gpthread_mutex_destroy(pthread_mutex_t *mutex);
+int gpthread_mutex_trylock(pthread_mutex_t *mutex);
+int gpthread_mutex_lock(pthread_mutex_t *mutex);
+int gpthread_mutex_unlock(pthread_mutex_t *mutex);
+int gpthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *cond_attr);
+int gpthread_cond_destroy(pthread_cond_t *c);
+int gpthread_cond_signal(pthread_cond_t *c);
+int gpthread_cond_broadcast(pthread_cond_t *c);
+int gpthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *mutex);
+/* Beyond GLT's set. */
+int gpthread_equal(pthread_t a, pthread_t b);
+int gpthread_once(pthread_once_t *once, void (*init)(void));
+int gpthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *mutex, const struct timespec *abstime);
 
 #ifdef __cplusplus
 }
+#endif
+
+#ifndef GLT_PTHREADS_NO_RENAME
+#define pthread_create gpthread_create
+#define pthread_join gpthread_join
+#define sched_yield gsched_yield
+#define pthread_yield gpthread_yield
+#define pthread_self gpthread_self
+#define pthread_exit gpthread_exit
+#define pthread_detach gpthread_detach
+#define pthread_setcancelstate gpthread_setcancelstate
+#define pthread_setcanceltype gpthread_setcanceltype
+#define pthread_cancel gpthread_cancel
+#define pthread_testcancel gpthread_testcancel
+#define pthread_key_create gpthread_key_create
+#define pthread_key_delete gpthread_key_delete
+#define pthread_getspecific gpthread_getspecific
+#define pthread_setspecific gpthread_setspecific
+#define pthread_barrier_init gpthread_barrier_init
+#define pthread_barrier_destroy gpthread_barrier_destroy
+#define pthread_barrier_wait gpthread_barrier_wait
+#define pthread_mutex_init gpthread_mutex_init
+#define pthread_mutex_destroy gpthread_mutex_destroy
+#define pthread_mutex_trylock gpthread_mutex_trylock
+#define pthread_mutex_lock gpthread_mutex_lock
+#define pthread_mutex_unlock gpthread_mutex_unlock
+#define pthread_cond_init gpthread_cond_init
+#define pthread_cond_destroy gpthread_cond_destroy
+#define pthread_cond_signal gpthread_cond_signal
+#define pthread_cond_broadcast gpthread_cond_broadcast
+#define pthread_cond_wait gpthread_cond_wait
+#define pthread_equal gpthread_equal
+#define pthread_once gpthread_once
+#define pthread_cond_timedwait gpthread_cond_timedwait
 #endif
 
 #endif

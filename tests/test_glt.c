@@ -2,7 +2,7 @@
  * every GLT call, with checked results. The patterns of [Threading-HPC] are
  * examples/glt_patterns.c and examples/glt_queens.c, run as tests on both
  * backends. */
-#define _GNU_SOURCE /* glt_pthreads.h pins threads: affinity calls */
+#define _GNU_SOURCE /* glt_backend_pthreads.h pins threads: affinity calls */
 #include <errno.h>
 #include <pthread.h>
 
@@ -218,11 +218,49 @@ static void test_malleability(void)
     glt_thread_disable_id(last); /* glt_finalize puts it back */
 }
 
+/* glt_start, glt_end, glt_get_team and the constants. */
+static void test_lib(void)
+{
+    glt_start();
+    glt_end();
+    CHECK(GLT_NULL == NULL);
+    CHECK(strncmp(GLT_VERSION, "GLT 2.5", 7) == 0);
+    GLT_ult none = GLT_UNIT_NULL;
+    CHECK(none == NULL);
+    glt_team_t *t = glt_get_team();
+    CHECK(t != NULL);
+#ifdef GLT_BACKEND_PTHREADS
+    CHECK(t->max_workers == g_nth && t->num_workers == g_nth);
+#else
+    CHECK(t->num_xstreams == g_nth && t->num_pools == g_nth && t->glto == 0 && t->max_elem >= 1);
+    weft_xstream xs;
+    CHECK_OK(weft_xstream_self(&xs));
+    CHECK(t->master == xs && t->team[0] == xs);
+    for (int i = 0; i < g_nth; i++) {
+        weft_pool p;
+        int n;
+        CHECK_OK(weft_xstream_get(i, &xs));
+        CHECK(t->team[i] == xs);
+        CHECK_OK(weft_xstream_get_pools(xs, 1, &p, &n));
+        CHECK(t->pools[i] == p);
+    }
+#endif
+    /* Nested: only the outermost pair starts and stops. */
+    glt_init(0, NULL);
+    CHECK(glt_get_num_threads() == g_nth && glt_get_team() == t);
+    glt_finalize();
+    CHECK(glt_get_num_threads() == g_nth && glt_get_team() == t);
+    int printed = GLT_LIB_ERROR;
+    CHECK(printed > 0);
+}
+
 int main(int argc, char **argv)
 {
     setenv("GLT_NUM_THREADS", "2", 0);
+    CHECK(glt_get_team() == NULL);
     glt_init(argc, argv);
     g_nth = glt_get_num_threads();
+    test_lib();
     CHECK(g_nth == atoi(getenv("GLT_NUM_THREADS")));
     CHECK(glt_get_thread_num() == 0);
 
@@ -287,18 +325,33 @@ int main(int argc, char **argv)
     CHECK(me != NULL);
     GLT_tasklet *tk = glt_tasklet_malloc(64);
     int ntk = g_nth * 2 < 64 ? g_nth * 2 : 64;
+    GLT_tasklet tk_made[64];
     for (int i = 0; i < ntk; i++) glt_tasklet_create_to(tasklet_body, (void *)(intptr_t)i, &tk[i], i);
+    memcpy(tk_made, tk, sizeof tk_made[0] * (size_t)ntk); /* a joined handle is released */
     for (int i = 0; i < ntk; i++) glt_tasklet_join(&tk[i]);
+    for (int i = 0; i < ntk; i++) glt_tasklet_join(&tk[i]); /* again: nothing */
     for (int i = 0; i < ntk; i++) {
-        CHECK(g_tk_self[i] == tk[i]);
+        CHECK(g_tk_self[i] == tk_made[i]);
         CHECK(g_tk_num[i] == i % g_nth);
         glt_tasklet_free(&tk[i]);
+        CHECK(tk[i] == NULL);
     }
     free(tk);
+    /* Free without a join: joins. */
+    GLT_ult fr;
+    g_ran = 0;
+    glt_ult_create_to(never, NULL, &fr, 1);
+    glt_ult_free(&fr);
+    CHECK(g_ran == 1 && fr == NULL);
 
     /* Futures (set once, wait for the value). */
     CHECK(glt_can_future_functions() == GLT_TRUE);
-    CHECK(glt_can_event_functions() == GLT_FALSE && glt_can_manage_scheduler() == GLT_FALSE);
+    CHECK(glt_can_event_functions() == GLT_TRUE);
+#ifdef GLT_BACKEND_PTHREADS
+    CHECK(glt_can_manage_scheduler() == GLT_FALSE); /* as GLT's own pthreads backend */
+#else
+    CHECK(glt_can_manage_scheduler() == GLT_TRUE);
+#endif
     GLT_future f;
     glt_future_create(sizeof(int), &f);
     GLT_ult st;
@@ -338,6 +391,7 @@ int main(int argc, char **argv)
 
     test_malleability();
     glt_finalize();
+    CHECK(glt_get_team() == NULL);
     printf("glt: ok (%d threads)\n", g_nth);
     return 0;
 }
