@@ -85,8 +85,8 @@
  * happens when the stream stops, at glt_finalize). exit: has_to_stop
  * answers 1 from now on; a stream's main scheduler cannot end before its
  * stream, so exit of one prints and aborts. Finish stacked ULT-type ones
- * before glt_finalize. Not here: glt_scheduler_get_total_size (how many
- * units of a pool are blocked is not visible through weft's API).
+ * before glt_finalize. glt_scheduler_get_total_size counts the blocked
+ * units of its pools too (weft_pool_total_size).
  *
  * Compiled with -DGLT_BACKEND_PTHREADS, the same calls run over OS threads
  * instead (glt_backend_pthreads.h; define _GNU_SOURCE before any system
@@ -1263,6 +1263,23 @@ static inline void glt_scheduler_get_size(GLT_sched sched, size_t *size)
     for (int i = 0; i < np && i < 16; i++) {
         size_t n = 0;
         GLT_CALL(weft_pool_size(pools[i], &n));
+        sum += n;
+    }
+    *size = sum;
+}
+
+/* Ready and blocked units in its pools (a private pool only from its own
+ * thread). */
+static inline void glt_scheduler_get_total_size(GLT_sched sched, size_t *size)
+{
+    glt_sched_of_(sched, "glt_scheduler_get_total_size");
+    weft_pool pools[16];
+    int np = 0;
+    size_t sum = 0;
+    GLT_CALL(weft_sched_get_pools(sched, 16, pools, &np));
+    for (int i = 0; i < np && i < 16; i++) {
+        size_t n = 0;
+        GLT_CALL(weft_pool_total_size(pools[i], &n));
         sum += n;
     }
     *size = sum;

@@ -412,6 +412,12 @@ WEFT_API int weft_pool_free(weft_pool *pool);
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID, WEFT_ERR_POOL_ACCESS. Context: any. */
 WEFT_API int weft_pool_size(weft_pool pool, size_t *n);
 
+/* Number of units of the pool, ready or blocked (suspended in a join or a
+ * wait, and parked waiting for a stack): weft_pool_size() plus those. A
+ * snapshot when other streams use the pool.
+ * Errors: as weft_pool_size(). Context: any. */
+WEFT_API int weft_pool_total_size(weft_pool pool, size_t *n);
+
 /* *empty = 1 when the pool holds no ready unit.
  * Errors: as weft_pool_size(). Context: any. */
 WEFT_API int weft_pool_is_empty(weft_pool pool, int *empty);

@@ -268,9 +268,18 @@ static void run_units(int num, int stay)
 static void run_units_on(int num) { run_units(num, 1); }
 
 static GLT_sched g_probe_sched;
-static size_t g_probe_size[2];
+static size_t g_probe_size[4];
+static int g_waiter_started;
 
 static void nothing(void *arg) { (void)arg; }
+
+static void lock_unlock(void *arg)
+{
+    GLT_mutex m = arg;
+    __atomic_store_n(&g_waiter_started, 1, __ATOMIC_RELEASE);
+    glt_mutex_lock(m);
+    glt_mutex_unlock(m);
+}
 
 /* On the thread: units it creates wait behind it; the scheduler counts
  * them; then none. */
@@ -283,6 +292,27 @@ static void size_probe(void *arg)
     for (int i = 0; i < 10; i++) glt_tasklet_join(&t[i]);
     for (int i = 0; i < 10; i++) glt_tasklet_free(&t[i]);
     glt_scheduler_get_size(g_probe_sched, &g_probe_size[1]);
+    /* A ULT blocked on a mutex counts in the total size only. */
+    GLT_mutex m;
+    glt_mutex_create(&m);
+    glt_mutex_lock(m);
+    GLT_ult w;
+    glt_ult_create(lock_unlock, m, &w);
+    while (!__atomic_load_n(&g_waiter_started, __ATOMIC_ACQUIRE)) glt_yield();
+    glt_yield(); /* it is blocked in the lock by now, or about to be */
+    size_t ready, total;
+    for (int tries = 0; tries < 1000; tries++) {
+        glt_scheduler_get_size(g_probe_sched, &ready);
+        glt_scheduler_get_total_size(g_probe_sched, &total);
+        if (total == ready + 1) break;
+        glt_yield();
+    }
+    g_probe_size[2] = total - ready;
+    glt_mutex_unlock(m);
+    glt_ult_join(&w);
+    glt_ult_free(&w);
+    glt_mutex_free(&m);
+    glt_scheduler_get_total_size(g_probe_sched, &g_probe_size[3]);
 }
 
 static void test_user_main(void)
@@ -307,6 +337,7 @@ static void test_user_main(void)
     g_probe_sched = s;
     on_thread(1, size_probe, NULL);
     CHECK(g_probe_size[0] >= 10 && g_probe_size[1] == 0);
+    CHECK(g_probe_size[2] == 1 && g_probe_size[3] == 0); /* the blocked ULT, then none */
     /* Replaced: has_to_stop says so, the run function returns (at its
      * next check: it may run a few more units first). */
     on_thread(1, uninstall, NULL);

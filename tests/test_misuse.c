@@ -1407,6 +1407,27 @@ CASE(pool_size_misaligned, WEFT_ERR_HANDLE)
     start(1);
     return weft_pool_size((weft_pool)MISALIGN(mypool()), &n);
 }
+CASE(pool_total_size_null_out, WEFT_ERR_INVALID)
+{
+    start(1);
+    return weft_pool_total_size(mypool(), NULL);
+}
+CASE(pool_total_size_stale, WEFT_ERR_HANDLE)
+{
+    weft_pool p, keep;
+    size_t n;
+    start(1);
+    p = newpool();
+    keep = p;
+    S(weft_pool_free(&p));
+    return weft_pool_total_size(keep, &n);
+}
+CASE(pool_total_size_misaligned, WEFT_ERR_HANDLE)
+{
+    size_t n;
+    start(1);
+    return weft_pool_total_size((weft_pool)MISALIGN(mypool()), &n);
+}
 CASE(pool_is_empty_null_out, WEFT_ERR_INVALID)
 {
     start(1);
@@ -2877,6 +2898,12 @@ CASE(pool_size_private_elsewhere, WEFT_ERR_POOL_ACCESS)
     size_t n;
     start(1);
     return weft_pool_size(private_pool_elsewhere(), &n);
+}
+CASE(pool_total_size_private_elsewhere, WEFT_ERR_POOL_ACCESS)
+{
+    size_t n;
+    start(1);
+    return weft_pool_total_size(private_pool_elsewhere(), &n);
 }
 CASE(pool_is_empty_private_elsewhere, WEFT_ERR_POOL_ACCESS)
 {

@@ -381,6 +381,15 @@ int weft_pool_size(weft_pool pool, size_t *n)
     return WEFT_OK;
 }
 
+int weft_pool_total_size(weft_pool pool, size_t *n)
+{
+    int rc = weft_pool_size(pool, n);
+    if (rc) return rc;
+    long blocked = atomic_load_explicit(&pool->n_blocked, memory_order_acquire);
+    *n += blocked > 0 ? (size_t)blocked : 0;
+    return WEFT_OK;
+}
+
 int weft_pool_is_empty(weft_pool pool, int *empty)
 {
     if (!empty) return WEFT_ERR_INVALID;
