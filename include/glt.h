@@ -603,9 +603,23 @@ static inline GLT_tasklet *glt_tasklet_malloc(int n)
     return (GLT_tasklet *)malloc(sizeof(GLT_tasklet) * (size_t)n);
 }
 
+/* Creation on the caller's own thread: weft_*_create_here finds the
+ * stream's first pool itself. A plain thread counts as thread 0. */
+static __attribute__((noinline, cold, unused)) void glt_create_other_(int rc, int ult, void (*f)(void *), void *arg,
+                                                                    weft_thread *u)
+{
+    if (rc != WEFT_ERR_NOT_WEFT) {
+        fprintf(stderr, "glt: glt_%s_create failed: %s\n", ult ? "ult" : "tasklet", weft_strerror(rc));
+        abort();
+    }
+    if (ult) GLT_CALL(weft_thread_create(glt_here_pool_(), f, arg, NULL, u));
+    else GLT_CALL(weft_tasklet_create(glt_here_pool_(), f, arg, u));
+}
+
 static inline void glt_ult_create(void (*f)(void *), void *arg, GLT_ult *u)
 {
-    GLT_CALL(weft_thread_create(glt_here_pool_(), f, arg, NULL, u));
+    int rc = weft_thread_create_here(f, arg, NULL, u);
+    if (__builtin_expect(rc != WEFT_OK, 0)) glt_create_other_(rc, 1, f, arg, u);
 }
 
 static inline void glt_ult_create_to(void (*f)(void *), void *arg, GLT_ult *u, int dest)
@@ -615,7 +629,8 @@ static inline void glt_ult_create_to(void (*f)(void *), void *arg, GLT_ult *u, i
 
 static inline void glt_tasklet_create(void (*f)(void *), void *arg, GLT_tasklet *t)
 {
-    GLT_CALL(weft_tasklet_create(glt_here_pool_(), f, arg, t));
+    int rc = weft_tasklet_create_here(f, arg, t);
+    if (__builtin_expect(rc != WEFT_OK, 0)) glt_create_other_(rc, 0, f, arg, t);
 }
 
 static inline void glt_tasklet_create_to(void (*f)(void *), void *arg, GLT_tasklet *t, int dest)

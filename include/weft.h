@@ -609,6 +609,18 @@ WEFT_API int weft_tasklet_create(weft_pool pool, void (*fn)(void *), void *arg, 
 /* As weft_tasklet_create(), into the first pool of stream xs's scheduler. */
 WEFT_API int weft_tasklet_create_to(weft_xstream xs, void (*fn)(void *), void *arg, weft_thread *out);
 
+/* As weft_thread_create_to() / weft_tasklet_create_to() for the calling
+ * stream, without naming it: into the first pool of the caller's stream's
+ * main scheduler, looked up at the call (so after a migration, the stream
+ * the caller runs on now). The cheapest creation for code that does not
+ * keep a pool handle at hand (GLT's glt_ult_create is this call).
+ * Errors: WEFT_ERR_NOT_WEFT (a plain thread: no stream of its own, or no
+ * runtime), WEFT_ERR_INVALID (NULL fn, bad stack size), WEFT_ERR_NOMEM.
+ * Context: ULT, tasklet. */
+WEFT_API int weft_thread_create_here(void (*fn)(void *), void *arg, const weft_thread_attr *attr,
+                                     weft_thread *out);
+WEFT_API int weft_tasklet_create_here(void (*fn)(void *), void *arg, weft_thread *out);
+
 /* Work-first creation: create a ULT and run it at once on the caller's
  * stream; the caller goes back to its pool and continues when its scheduler
  * picks it (for recursive, divide-and-conquer code). The new ULT's home pool

@@ -113,7 +113,12 @@ static int units_round(long n, weft_pool deque)
     arm(n);
     for (int i = 0; i < UNITS; i++) {
         weft_pool p = i % 3 == 2 ? deque : mine;
-        int rc = i % 2 ? weft_tasklet_create(p, tasklet_body, (void *)(intptr_t)i, &t[i])
+        int rc;
+        if (i % 3 == 1) /* into `mine` too, found by the call itself */
+            rc = i % 2 ? weft_tasklet_create_here(tasklet_body, (void *)(intptr_t)i, &t[i])
+                       : weft_thread_create_here(ult_body, (void *)(intptr_t)i, NULL, &t[i]);
+        else
+            rc = i % 2 ? weft_tasklet_create(p, tasklet_body, (void *)(intptr_t)i, &t[i])
                        : weft_thread_create(p, ult_body, (void *)(intptr_t)i, NULL, &t[i]);
         if (rc == WEFT_OK) {
             accepted[i] = 1;

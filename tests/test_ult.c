@@ -54,8 +54,45 @@ static void nested(void *arg)
     n->sum = kids[0].sum + kids[1].sum;
 }
 
+/* create_here from a ULT that moves between streams: each unit lands in
+ * the first pool of the stream the caller runs on at the call (private by
+ * default: the unit runs there). */
+static weft_xstream g_ran_on;
+static void note_stream(void *arg)
+{
+    CHECK_OK(weft_xstream_self(&g_ran_on));
+    *(int *)arg = 1;
+}
+
+static void here_mover(void *arg)
+{
+    (void)arg;
+    int nxs;
+    CHECK_OK(weft_xstream_count(&nxs));
+    for (int i = 0; i < 8; i++) {
+        weft_xstream to, now;
+        CHECK_OK(weft_xstream_get(i % nxs, &to));
+        weft_thread self, u;
+        CHECK_OK(weft_self(&self));
+        CHECK_OK(weft_thread_migrate_to_xstream(self, to));
+        CHECK_OK(weft_xstream_self(&now));
+        CHECK(now == to);
+        int ran = 0;
+        g_ran_on = NULL;
+        if (i % 2) CHECK_OK(weft_tasklet_create_here(note_stream, &ran, &u));
+        else CHECK_OK(weft_thread_create_here(note_stream, &ran, NULL, &u));
+        CHECK_OK(weft_thread_join(u));
+        CHECK(ran == 1 && g_ran_on == to);
+        CHECK_OK(weft_thread_free(&u));
+    }
+}
+
 int main(void)
 {
+    /* A plain thread has no stream of its own. */
+    weft_thread none = (weft_thread)(void *)&g_detached_runs;
+    CHECK_RC(weft_thread_create_here(set_flag, NULL, NULL, &none), WEFT_ERR_NOT_WEFT);
+    CHECK(none == NULL);
     CHECK_OK(weft_init(NULL));
     weft_pool pool = self_pool();
 
@@ -128,6 +165,11 @@ int main(void)
         if (i % 2) CHECK_OK(weft_thread_create_to(target, detached_body, NULL, NULL, NULL));
         else CHECK_OK(weft_tasklet_create_to(target, detached_body, NULL, NULL));
     }
+
+    /* create_here follows the caller from stream to stream. */
+    CHECK_OK(weft_thread_create(pool, here_mover, NULL, NULL, &t));
+    CHECK_OK(weft_thread_free(&t));
+    CHECK_RC(weft_tasklet_create_here(NULL, NULL, NULL), WEFT_ERR_INVALID);
 
     /* Nesting: a binary tree of ULTs, each joining its children. */
     struct nest root = {10, 0};

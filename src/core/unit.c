@@ -626,6 +626,34 @@ int weft_tasklet_create_to(weft_xstream xs, void (*fn)(void *), void *arg, weft_
     return rc ? rc : unit_create(p, fn, arg, NULL, false, out, NULL);
 }
 
+/* The calling stream's own first pool: no handle to check, no stream to
+ * look up but the caller's. */
+static inline struct weft_pool_s *xs_here_pool(struct weft_xstream_s *xs)
+{
+    struct weft_sched_s *s = xs_main_sched(xs);
+    return likely(s->policy != SCHED_USER) ? s->pools[0] : sched_migration_pool(s);
+}
+
+int weft_thread_create_here(void (*fn)(void *), void *arg, const weft_thread_attr *attr, weft_thread *out)
+{
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (unlikely(!xs)) {
+        if (out) *out = NULL;
+        return WEFT_ERR_NOT_WEFT;
+    }
+    return unit_create_in(xs, xs_here_pool(xs), fn, arg, attr, true, out, NULL);
+}
+
+int weft_tasklet_create_here(void (*fn)(void *), void *arg, weft_thread *out)
+{
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (unlikely(!xs)) {
+        if (out) *out = NULL;
+        return WEFT_ERR_NOT_WEFT;
+    }
+    return unit_create_in(xs, xs_here_pool(xs), fn, arg, NULL, false, out, NULL);
+}
+
 /* ---------- yield ---------- */
 
 int weft_yield(void)
