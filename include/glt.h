@@ -16,15 +16,11 @@
  * glt_init before main).
  *
  * Where create and join cost no more than weft's own calls:
- *  - The calling thread's pool is remembered per OS thread (a stream is an
- *    OS thread), so a unit created by a ULT that migrated goes to the
- *    thread it runs on now. The memory is checked against a generation
- *    count that moves on at glt_init and glt_finalize, at every team change
- *    and whenever a scheduler made by this API starts or stops running
- *    (installed or replaced as a stream's main scheduler). A scheduler made
- *    with weft's own calls (weft_sched_create*) and installed as a GLT
- *    thread's main scheduler is not seen: GLT creations from that thread
- *    then go to its previous first pool. Make GLT schedulers with this API.
+ *  - glt_ult_create and glt_tasklet_create are weft_thread_create_here and
+ *    weft_tasklet_create_here: the unit goes to the first pool of the
+ *    stream the caller runs on at the call (after a migration, the new
+ *    one), whatever scheduler that stream runs now. From a plain thread,
+ *    to thread 0's first pool.
  *  - glt_ult_join and glt_tasklet_join join the unit and release it in one
  *    pass (weft_thread_free); glt_ult_free and glt_tasklet_free then only
  *    clear the handle (or, for a unit never joined, join and release it).
