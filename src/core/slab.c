@@ -29,9 +29,12 @@ static int slab_new(struct unit_cache *into, struct weft_xstream_s *owner, bool 
 {
     /* Handle memory (handle.c): never unmapped, reused across runtimes. */
     struct slab *s = g_spare_slabs;
-    if (s) g_spare_slabs = s->next;
-    else if (!(s = handle_alloc(SLAB_ALIGN, SLAB_ALIGN))) return WEFT_ERR_NOMEM;
-    memset(s, 0, sizeof *s);
+    if (s) {
+        g_spare_slabs = s->next;
+        memset(s, 0, sizeof *s);
+    } else if (!(s = handle_alloc(SLAB_ALIGN, SLAB_ALIGN))) {
+        return WEFT_ERR_NOMEM;
+    } /* else fresh from the region: zero, and not written here until used */
     s->owner = (uintptr_t)owner | (owner && exported ? SLAB_EXPORTED : 0);
     s->next = g_slabs;
     g_slabs = s;
