@@ -342,6 +342,15 @@ typedef struct glt_timer {
     "GLT 2.5 API over weft " GLT_VERSION_STR_(WEFT_VERSION_MAJOR) "." GLT_VERSION_STR_(WEFT_VERSION_MINOR)
 
 /* A weft call GLT has no way to report: say which, and stop. */
+/* A weft return code `rc` of the call named `what`, already in hand. */
+#define GLT_CHECK_RC_(rc, what)                                                                             \
+    do {                                                                                                    \
+        if ((rc) != WEFT_OK) {                                                                              \
+            fprintf(stderr, "glt: %s failed: %s (%s:%d)\n", what, weft_strerror(rc), __FILE__, __LINE__);   \
+            abort();                                                                                        \
+        }                                                                                                   \
+    } while (0)
+
 #define GLT_CALL(call)                                                                              \
     do {                                                                                            \
         int glt_rc_ = (call);                                                                       \
@@ -634,11 +643,18 @@ static inline void glt_tasklet_create_to(void (*f)(void *), void *arg, GLT_taskl
     GLT_CALL(weft_tasklet_create(glt_pool_of_id_(glt_team_id_(dest)), f, arg, t));
 }
 
+/* The names of GLT before its 2.5 API (programs written for it, e.g. the
+ * authors' N-Queens and UTS ports, still use them): the same calls. */
+#define glt_ult_creation glt_ult_create
+#define glt_ult_creation_to glt_ult_create_to
+#define glt_tasklet_creation glt_tasklet_create
+#define glt_tasklet_creation_to glt_tasklet_create_to
+
 /* From the main ULT too: queued units of its thread run meanwhile. */
 static inline void glt_yield(void)
 {
     int rc = weft_yield();
-    if (rc != WEFT_OK && rc != WEFT_ERR_NOT_WEFT) GLT_CALL(rc);
+    if (rc != WEFT_ERR_NOT_WEFT) GLT_CHECK_RC_(rc, "glt_yield (weft_yield)");
 }
 
 /* To `u` when it waits on the caller's thread; else an ordinary yield. */
@@ -697,7 +713,7 @@ static inline void glt_ult_cancel(GLT_ult u)
 {
     GLT_LIVE_(u, "glt_ult_cancel");
     int rc = weft_thread_cancel(u);
-    if (rc != WEFT_OK && rc != WEFT_ERR_STATE && rc != WEFT_ERR_POOL_ACCESS) GLT_CALL(rc);
+    if (rc != WEFT_ERR_STATE && rc != WEFT_ERR_POOL_ACCESS) GLT_CHECK_RC_(rc, "glt_ult_cancel (weft_thread_cancel)");
 }
 
 static inline void glt_tasklet_cancel(GLT_tasklet t) { glt_ult_cancel(t); }
@@ -716,7 +732,7 @@ static inline int glt_mutex_trylock(GLT_mutex m)
 {
     int rc = weft_mutex_trylock(m);
     if (rc == WEFT_ERR_BUSY) return 0;
-    GLT_CALL(rc);
+    GLT_CHECK_RC_(rc, "glt_mutex_trylock (weft_mutex_trylock)");
     return 1;
 }
 

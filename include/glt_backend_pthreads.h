@@ -212,6 +212,12 @@ static inline void glt_tasklet_create_to(void (*f)(void *), void *arg, GLT_taskl
     glt_pth_create_(f, arg, t, glt_pth_slot_(dest));
 }
 
+/* GLT's names before its 2.5 API: the same calls (as in glt.h). */
+#define glt_ult_creation glt_ult_create
+#define glt_ult_creation_to glt_ult_create_to
+#define glt_tasklet_creation glt_tasklet_create
+#define glt_tasklet_creation_to glt_tasklet_create_to
+
 static inline void glt_yield(void) { sched_yield(); }
 static inline void glt_yield_to(GLT_ult u)
 {

@@ -140,7 +140,9 @@ static void check_placement(int k)
 {
     int n = glt_get_num_threads();
     GLT_ult u[64];
-    for (int i = 0; i < k; i++) glt_ult_create_to(report, (void *)(intptr_t)i, &u[i], i);
+    for (int i = 0; i < k; i++) /* GLT's pre-2.5 name for every other one */
+        if (i % 2) glt_ult_creation_to(report, (void *)(intptr_t)i, &u[i], i);
+        else glt_ult_create_to(report, (void *)(intptr_t)i, &u[i], i);
     for (int i = 0; i < k; i++) glt_ult_free(&u[i]);
     for (int i = 0; i < k; i++) {
         CHECK(g_num[i] == i % n);
