@@ -4,7 +4,11 @@
  * ends, before anyone joins it: only ULTs that have started and not
  * finished hold stacks. Each stream caches up to CACHE_MAX default-size
  * stacks ([Argobots §3.3]: per-stream memory pools); the surplus goes to a
- * global list under weft_g.lock, and global stacks above GLOBAL_STACKS_MAX
+ * global list under weft_g.lock, and global stacks above its bound
+ * (g_global_max: GLOBAL_STACKS_MAX, doubled whenever a stack had to be
+ * mapped anew after cached ones were given back, so that a program whose
+ * live ULTs outnumber the caches does not map and unmap stacks on every
+ * round)
  * go back to the OS.
  *
  * Stacks are mmap'ed with a PROT_NONE guard of weft_g.guard_size bytes
@@ -28,6 +32,9 @@
 #include "mem_cache.h"
 
 #define GLOBAL_STACKS_MAX 4096
+
+static size_t g_global_max;         /* the global list's bound; under weft_g.lock */
+static _Atomic long g_given_back;   /* default-size stacks unmapped because the list was full */
 
 static struct stack_cache g_stacks; /* global stack list, under weft_g.lock */
 
@@ -190,6 +197,8 @@ void stacks_init(void)
         fclose(f);
     }
     g_map_limit = lim;
+    g_global_max = GLOBAL_STACKS_MAX;
+    atomic_store(&g_given_back, 0);
     atomic_store(&g_carving, 0);
     atomic_store(&g_stack_maps, 0);
     atomic_store(&g_stack_errno, 0);
@@ -232,6 +241,16 @@ static int stack_map(struct weft_unit_s *u, size_t size)
     if (size == weft_g.stack_size && atomic_load_explicit(&g_stack_maps, memory_order_relaxed) * 2 > g_map_limit / 2) {
         carving_start("weft's ULT stacks use half of the kernel's map count (vm.max_map_count)");
         return stack_carve(u, size);
+    }
+    if (size == weft_g.stack_size && atomic_load_explicit(&g_given_back, memory_order_relaxed)) {
+        /* Cached stacks went back to the OS and one is needed again: the
+         * program keeps more ULTs live than the list holds. Hold more (up
+         * to a quarter of the map count: half of it is where carving
+         * starts). */
+        pthread_mutex_lock(&weft_g.lock);
+        if (g_global_max < (size_t)g_map_limit / 4) g_global_max *= 2;
+        atomic_store_explicit(&g_given_back, 0, memory_order_relaxed);
+        pthread_mutex_unlock(&weft_g.lock);
     }
     size_t guard = weft_g.guard_size;
     void *m = sys_mmap(NULL, size + guard, PROT_READ | PROT_WRITE,
@@ -318,12 +337,13 @@ void mem_stack_put_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
     void *lo = u->stack_lo;
     size_t size = u->stack_size;
     pthread_mutex_lock(&weft_g.lock);
-    if (g_stacks.n < GLOBAL_STACKS_MAX || u->stack_carved || waiters) {
+    if (g_stacks.n < g_global_max || u->stack_carved || waiters) {
         stack_cache_push_unit(&g_stacks, u);
         lo = NULL;
     }
     pthread_mutex_unlock(&weft_g.lock);
     if (lo) {
+        atomic_fetch_add_explicit(&g_given_back, 1, memory_order_relaxed);
         stack_unmap(u->stack_map, size, false, u->vg_stack_id, u->tsan_fiber);
         u->stack_map = u->stack_lo = NULL;
         u->tsan_fiber = NULL;
@@ -376,14 +396,14 @@ bool mem_stacks_trim(void)
 }
 
 /* A stream that ends hands its cached stacks to the global list (or, past
- * GLOBAL_STACKS_MAX, to the OS). */
+ * its bound, to the OS). */
 void stack_cache_flush(struct weft_xstream_s *xs)
 {
     void *m;
     pthread_mutex_lock(&weft_g.lock);
     while ((m = stack_cache_pop(&xs->stack_cache))) {
         struct stack_hdr *h = m;
-        if (g_stacks.n < GLOBAL_STACKS_MAX || h->carved || weft_g.stack_waiters) {
+        if (g_stacks.n < g_global_max || h->carved || weft_g.stack_waiters) {
             h->next_lo = g_stacks.head;
             g_stacks.head = h;
             g_stacks.n++;
