@@ -317,8 +317,9 @@ WEFT_API int weft_xstream_get_cpubind(weft_xstream xs, int *cpu);
  * scheduler runs and the old one's run function has returned (a
  * user-defined one must return once weft_sched_has_to_stop says so), so the
  * old one may be freed or used elsewhere.
- * Errors: WEFT_ERR_HANDLE, WEFT_ERR_BUSY (sched in use, or old pools still
- * hold work), WEFT_ERR_POOL_ACCESS, WEFT_ERR_CROSS_STREAM (xs is another
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_BUSY (sched in use, or pools that only
+ * the old scheduler serves still hold ready or blocked units; a pool
+ * another stream's scheduler also serves may be left), WEFT_ERR_POOL_ACCESS, WEFT_ERR_CROSS_STREAM (xs is another
  * running stream: replace a stream's scheduler from that stream),
  * WEFT_ERR_STATE (a stacked scheduler runs on xs now),
  * WEFT_ERR_SCHED_BLOCKS (called by a scheduler). Context: ULT on xs. */

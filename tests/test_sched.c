@@ -280,6 +280,72 @@ static void test_errors(void)
     CHECK_OK(weft_pool_free(&q));
 }
 
+/* A stream may drop a shared pool that holds a blocked unit when another
+ * stream's scheduler serves that pool too: the unit runs there once woken.
+ * A pool only the old scheduler serves keeps the replacement refused. */
+static weft_eventual g_shared_ev;
+static weft_pool g_shared_p;
+static weft_xstream g_x1;
+
+static void shared_waiter(void *arg)
+{
+    CHECK_OK(weft_eventual_wait(g_shared_ev, NULL));
+    CHECK_OK(weft_xstream_self((weft_xstream *)arg));
+}
+
+static int g_drop_rc;
+
+static void install_on_x1(void *arg) { CHECK_OK(weft_xstream_set_main_sched(g_x1, *(weft_sched *)arg)); }
+
+static void try_drop(void *arg) { g_drop_rc = weft_xstream_set_main_sched(g_x1, *(weft_sched *)arg); }
+
+static void test_shared_left(void)
+{
+    start_weft(2);
+    weft_xstream x0, ran_on = NULL;
+    weft_pool own[2];
+    int n;
+    CHECK_OK(weft_xstream_get(0, &x0));
+    CHECK_OK(weft_xstream_get(1, &g_x1));
+    CHECK_OK(weft_xstream_get_pools(x0, 1, &own[0], &n));
+    CHECK_OK(weft_xstream_get_pools(g_x1, 1, &own[1], &n));
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &g_shared_p));
+    CHECK_OK(weft_eventual_create(0, &g_shared_ev));
+    weft_sched s0, s1[2];
+    weft_pool p0[2] = {own[0], g_shared_p}, p1[2] = {own[1], g_shared_p};
+    CHECK_OK(weft_sched_create_basic(2, p0, &s0));
+    CHECK_OK(weft_sched_create_basic(2, p1, &s1[0]));
+    CHECK_OK(weft_sched_create_basic(1, &own[1], &s1[1]));
+    weft_thread t, w;
+    CHECK_OK(weft_thread_create_to(g_x1, install_on_x1, &s1[0], NULL, &t));
+    CHECK_OK(weft_thread_free(&t));
+    /* A waiter homed in the shared pool blocks. */
+    CHECK_OK(weft_thread_create(g_shared_p, shared_waiter, &ran_on, NULL, &w));
+    for (int state = WEFT_STATE_READY; state != WEFT_STATE_BLOCKED;) {
+        CHECK_OK(weft_yield());
+        CHECK_OK(weft_thread_get_state(w, (weft_thread_state *)&state));
+    }
+    /* Only stream 1 serves the shared pool: it may not leave it. */
+    CHECK_OK(weft_thread_create_to(g_x1, try_drop, &s1[1], NULL, &t));
+    CHECK_OK(weft_thread_free(&t));
+    CHECK(g_drop_rc == WEFT_ERR_BUSY);
+    /* Stream 0 serves it too: now it may. */
+    CHECK_OK(weft_xstream_set_main_sched(x0, s0));
+    CHECK_OK(weft_thread_create_to(g_x1, try_drop, &s1[1], NULL, &t));
+    CHECK_OK(weft_thread_free(&t));
+    CHECK(g_drop_rc == WEFT_OK);
+    CHECK_OK(weft_eventual_set(g_shared_ev, NULL, 0));
+    CHECK_OK(weft_thread_free(&w));
+    CHECK(ran_on == x0); /* the only stream that serves its pool now */
+    CHECK_OK(weft_finalize());
+    CHECK_OK(weft_eventual_free(&g_shared_ev));
+    CHECK_OK(weft_sched_free(&s0));
+    CHECK_OK(weft_sched_free(&s1[0]));
+    CHECK_OK(weft_sched_free(&s1[1]));
+    CHECK_OK(weft_pool_free(&g_shared_p));
+    printf("sched: shared pool left with a blocked unit ok\n");
+}
+
 int main(void)
 {
     start_weft(1);
@@ -289,5 +355,6 @@ int main(void)
     test_errors();
     CHECK_OK(weft_finalize());
     CHECK_OK(weft_sched_free(&g_back)); /* a user's scheduler outlives the runtime */
+    test_shared_left();
     return 0;
 }

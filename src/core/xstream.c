@@ -429,6 +429,8 @@ int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched)
     for (int i = 0; i < old->npools; i++) {
         struct weft_pool_s *p = old->pools[i];
         if (sched_has_pool(sched, p)) continue;
+        /* A pool another stream's scheduler serves too keeps being run. */
+        if (atomic_load(&p->n_scheds) > 1) continue;
         if (pool_count(p) > 0) return WEFT_ERR_BUSY;
         /* The caller's own pool counts no blocked unit for it: it runs. */
         if (atomic_load(&p->n_blocked) > 0) return WEFT_ERR_BUSY;
