@@ -150,13 +150,6 @@ struct glt_team_s_ {
 __attribute__((weak)) struct glt_team_s_ glt_team_;
 /* glt_init calls not yet matched by glt_finalize. */
 __attribute__((weak)) int glt_init_depth_;
-/* Moves on (odd while running) when what a thread's pool is may change:
- * glt_init, glt_finalize, team changes, GLT schedulers starting and
- * stopping. Remembered pools are checked against it. */
-__attribute__((weak)) unsigned glt_gen_;
-
-static inline void glt_gen_bump_(unsigned by) { __atomic_add_fetch(&glt_gen_, by, __ATOMIC_ACQ_REL); }
-
 static inline void glt_team_init_(int total)
 {
     if (total > GLT_MAX_THREADS_) total = GLT_MAX_THREADS_;
@@ -421,41 +414,6 @@ static inline void glt_pool_tab_update_self_(void)
     if (id < GLT_MAX_THREADS_) __atomic_store_n(&glt_pool_tab_[id], glt_pool_of_xs_(xs), __ATOMIC_RELEASE);
 }
 
-/* The calling OS thread's first pool, remembered per OS thread. Read
- * through a function the compiler cannot inline nor assume unchanged
- * across calls: after a ULT resumed on another stream (a yield, a join, a
- * migration) the address of a thread-local variable computed before would
- * name the old stream's copy. */
-struct glt_here_s_ {
-    unsigned gen;
-    weft_pool pool;
-};
-static __thread struct glt_here_s_ glt_here_tls_;
-
-static __attribute__((noinline, unused)) struct glt_here_s_ *glt_here_get_(void)
-{
-    __asm__ volatile("" ::: "memory");
-    return &glt_here_tls_;
-}
-
-static __attribute__((noinline, unused)) weft_pool glt_here_refresh_(struct glt_here_s_ *h, unsigned gen)
-{
-    weft_xstream xs;
-    if (!(gen & 1)) GLT_FAIL_("a GLT call before glt_init or after glt_finalize");
-    /* A plain thread counts as thread 0. */
-    h->pool = weft_xstream_self(&xs) == WEFT_OK ? glt_pool_of_xs_(xs) : glt_pool_of_id_(0);
-    h->gen = gen;
-    return h->pool;
-}
-
-static inline weft_pool glt_here_pool_(void)
-{
-    struct glt_here_s_ *h = glt_here_get_();
-    unsigned gen = __atomic_load_n(&glt_gen_, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(h->gen == gen, 1)) return h->pool;
-    return glt_here_refresh_(h, gen);
-}
-
 /* ---------- setup ---------- */
 
 /* With GLT_NUM_POOLS, per thread id: a private pool only its stream serves
@@ -539,7 +497,6 @@ static inline void glt_init(int argc, char *argv[])
     for (int i = npools; i < total; i++) t->pools[i] = WEFT_POOL_NULL;
     glt_team_init_(total);
     GLT_CALL(weft_mutex_create(NULL, &glt_team_lock_));
-    glt_gen_bump_(1); /* odd: running */
 }
 
 static inline void glt_team_force_enable_(void);
@@ -554,7 +511,6 @@ static inline void glt_finalize(void)
     GLT_CALL(weft_mutex_free(&glt_team_lock_));
     GLT_CALL(weft_finalize());
     __atomic_store_n(&glt_team_.n, 0, __ATOMIC_RELEASE);
-    glt_gen_bump_(1); /* even: stopped */
     for (int i = 0; i < glt_team_.total; i++) {
         glt_direct_pool_[i] = WEFT_POOL_NULL;
         glt_own_sched_[i] = 0;
@@ -617,8 +573,9 @@ static __attribute__((noinline, cold, unused)) void glt_create_other_(int rc, in
         fprintf(stderr, "glt: glt_%s_create failed: %s\n", ult ? "ult" : "tasklet", weft_strerror(rc));
         abort();
     }
-    if (ult) GLT_CALL(weft_thread_create(glt_here_pool_(), f, arg, NULL, u));
-    else GLT_CALL(weft_tasklet_create(glt_here_pool_(), f, arg, u));
+    if (glt_init_depth_ <= 0) GLT_FAIL_("a GLT call before glt_init or after glt_finalize");
+    if (ult) GLT_CALL(weft_thread_create(glt_pool_of_id_(0), f, arg, NULL, u));
+    else GLT_CALL(weft_tasklet_create(glt_pool_of_id_(0), f, arg, u));
 }
 
 static inline void glt_ult_create(void (*f)(void *), void *arg, GLT_ult *u)
@@ -883,7 +840,6 @@ static inline void glt_team_apply_(int id, int on)
         glt_team_set_(id, 0); /* placements avoid it from now on */
         glt_run_on_(id, glt_forward_install_, &glt_forward_token_[id]);
     }
-    glt_gen_bump_(2);
 }
 
 static inline void *glt_event_thread_arg_(int id)
@@ -1153,7 +1109,7 @@ static inline int glt_sched_is_main_here_(GLT_sched sched)
 }
 
 /* Every GLT scheduler's run: its stream's first pool may change when it
- * starts or stops (see glt_here_pool_ and glt_pool_of_id_). */
+ * starts or stops (glt_pool_of_id_, for the _to calls). */
 static inline void glt_sched_run_(weft_sched s)
 {
     struct glt_sched_s_ *w = glt_sched_of_(s, "scheduler run");
@@ -1165,13 +1121,11 @@ static inline void glt_sched_run_(weft_sched s)
     __atomic_store_n(&w->is_main, is_main, __ATOMIC_RELEASE);
     if (is_main && id < GLT_MAX_THREADS_ && __atomic_load_n(&glt_direct_pool_[id], __ATOMIC_ACQUIRE))
         __atomic_store_n(&glt_own_sched_[id], 1, __ATOMIC_RELEASE);
-    glt_gen_bump_(2);
     if (w->predef >= 0) glt_sched_predef_run_(s);
     else w->def.run(s);
     if (is_main && id < GLT_MAX_THREADS_) __atomic_store_n(&glt_own_sched_[id], 0, __ATOMIC_RELEASE);
     __atomic_store_n(&w->is_main, 0, __ATOMIC_RELEASE);
     glt_pool_tab_update_self_();
-    glt_gen_bump_(2);
 }
 
 static inline void glt_sched_make_(struct glt_sched_s_ *w, int num_threads, int *threads_id, int automatic,
@@ -1279,37 +1233,33 @@ static inline void glt_scheduler_get_data(GLT_sched sched, void **data)
     *data = glt_sched_of_(sched, "glt_scheduler_get_data")->data;
 }
 
-/* Ready units in its pools (a private pool only from its own thread). */
-static inline void glt_scheduler_get_size(GLT_sched sched, size_t *size)
+/* The units its pools hold, counted by `count` (a private pool only from
+ * its own thread). */
+static inline size_t glt_sched_count_(GLT_sched sched, const char *call, int (*count)(weft_pool, size_t *))
 {
-    glt_sched_of_(sched, "glt_scheduler_get_size");
+    glt_sched_of_(sched, call);
     weft_pool pools[16];
     int np = 0;
     size_t sum = 0;
     GLT_CALL(weft_sched_get_pools(sched, 16, pools, &np));
     for (int i = 0; i < np && i < 16; i++) {
         size_t n = 0;
-        GLT_CALL(weft_pool_size(pools[i], &n));
+        GLT_CALL(count(pools[i], &n));
         sum += n;
     }
-    *size = sum;
+    return sum;
 }
 
-/* Ready and blocked units in its pools (a private pool only from its own
- * thread). */
+/* Ready units in its pools. */
+static inline void glt_scheduler_get_size(GLT_sched sched, size_t *size)
+{
+    *size = glt_sched_count_(sched, "glt_scheduler_get_size", weft_pool_size);
+}
+
+/* Ready and blocked units in its pools. */
 static inline void glt_scheduler_get_total_size(GLT_sched sched, size_t *size)
 {
-    glt_sched_of_(sched, "glt_scheduler_get_total_size");
-    weft_pool pools[16];
-    int np = 0;
-    size_t sum = 0;
-    GLT_CALL(weft_sched_get_pools(sched, 16, pools, &np));
-    for (int i = 0; i < np && i < 16; i++) {
-        size_t n = 0;
-        GLT_CALL(weft_pool_total_size(pools[i], &n));
-        sum += n;
-    }
-    *size = sum;
+    *size = glt_sched_count_(sched, "glt_scheduler_get_total_size", weft_pool_total_size);
 }
 
 /* ---------- extensions ---------- */

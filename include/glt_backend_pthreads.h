@@ -109,7 +109,6 @@ static inline void glt_init(int argc, char *argv[])
     glt_pth_main_unit.th = pthread_self();
     glt_pth_main_unit.id = __atomic_fetch_add(&glt_pth_next_id, 1, __ATOMIC_RELAXED);
     glt_pth_self_ = &glt_pth_main_unit;
-    glt_gen_bump_(1);
 }
 
 static inline void glt_finalize(void)
@@ -117,7 +116,6 @@ static inline void glt_finalize(void)
     if (glt_init_depth_ <= 0) GLT_FAIL_("glt_finalize without glt_init");
     if (--glt_init_depth_ > 0) return;
     __atomic_store_n(&glt_team_.n, 0, __ATOMIC_RELEASE);
-    glt_gen_bump_(1);
 }
 
 /* The number of enabled threads. */

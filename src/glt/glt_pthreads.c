@@ -185,6 +185,13 @@ static int errno_of(int rc)
     }
 }
 
+/* A ULT on the caller's thread; a plain OS thread counts as thread 0. */
+static int create_here(void (*fn)(void *), void *arg, const weft_thread_attr *a, weft_thread *out)
+{
+    int rc = weft_thread_create_here(fn, arg, a, out);
+    return rc == WEFT_ERR_NOT_WEFT ? weft_thread_create(glt_pool_of_id_(0), fn, arg, a, out) : rc;
+}
+
 int gpthread_create(pthread_t *pth, const pthread_attr_t *attr, void *(*func)(void *), void *args)
 {
     if (!pth || !func) return EINVAL;
@@ -214,7 +221,7 @@ int gpthread_create(pthread_t *pth, const pthread_attr_t *attr, void *(*func)(vo
     r->arg = args;
     *pth = (pthread_t)(uintptr_t)r; /* before it may run (and, detached, end) */
     __atomic_add_fetch(&live, 1, __ATOMIC_ACQ_REL);
-    int rc = weft_thread_create(glt_here_pool_(), start, r, &wa, detached ? NULL : &r->unit);
+    int rc = create_here(start, r, &wa, detached ? NULL : &r->unit);
     if (rc != WEFT_OK) {
         __atomic_sub_fetch(&live, 1, __ATOMIC_ACQ_REL);
         free(r);
@@ -253,7 +260,7 @@ int gpthread_detach(pthread_t th)
     int joinable = GPTH_JOINABLE;
     if (!__atomic_compare_exchange_n(&r->state, &joinable, GPTH_DETACHED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return EINVAL;
-    int rc = weft_thread_create(glt_here_pool_(), reap, r, NULL, NULL);
+    int rc = create_here(reap, r, NULL, NULL);
     if (rc != WEFT_OK) {
         __atomic_store_n(&r->state, GPTH_JOINABLE, __ATOMIC_RELEASE);
         return errno_of(rc);
