@@ -14,8 +14,8 @@
 
 #define UNITS 256
 /* create_join_cold: units per repetition and kind, all kept live until the
- * end: (runs + 1) x 2 x this many descriptors of 256 bytes, about 80 MB
- * with --quick (6 x 2 x 25,600) and 270 MB in full (16 x 2 x 32,768). */
+ * end: (runs + 1) x 2 x this many descriptors of 128 bytes, about 40 MB
+ * with --quick (6 x 2 x 25,600) and 135 MB in full (16 x 2 x 32,768). */
 #define COLD_UNITS_QUICK (100L * UNITS)
 #define COLD_UNITS (128L * UNITS)
 

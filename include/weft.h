@@ -581,7 +581,9 @@ WEFT_API int weft_sched_free(weft_sched *sched);
 /* Work units: ULTs and tasklets                                       */
 
 typedef struct weft_thread_attr {
-    size_t stack_size; /* 0: the runtime default; else >= 16 KiB and <= 1 GiB */
+    size_t stack_size; /* 0: the runtime default; else >= 16 KiB and <= 1 GiB; rounded
+                        * up to whole pages, of which the top 64 bytes keep weft's
+                        * record of the stack */
     int migratable;    /* 1 (default): may move between streams via shared pools;
                         * 0: stays on the stream where it first runs (which, from
                         * a shared or stolen-from pool, may be any that serves it) */

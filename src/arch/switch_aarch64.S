@@ -1,4 +1,6 @@
-/* AArch64 AAPCS64 context switch. Offsets come from ctx_offsets.h. */
+/* AArch64 AAPCS64 context switch. The callee-saved registers go onto the
+ * running flow's own stack (frame layout in ctx_offsets.h); the context
+ * is the stack pointer left after them. */
 #include "ctx_offsets.h"
 
     .text
@@ -10,22 +12,24 @@
     .p2align 4
 weft_ctx_switch:
     .cfi_startproc
-    stp x19, x20, [x0, #WEFT_CTX_X19]
-    stp x21, x22, [x0, #WEFT_CTX_X21]
-    stp x23, x24, [x0, #WEFT_CTX_X23]
-    stp x25, x26, [x0, #WEFT_CTX_X25]
-    stp x27, x28, [x0, #WEFT_CTX_X27]
-    stp x29, x30, [x0, #WEFT_CTX_X29]   /* x30 is our resume address */
-    mov x9, sp
-    str x9, [x0, #WEFT_CTX_SP]
-    stp d8, d9, [x0, #WEFT_CTX_D8]
-    stp d10, d11, [x0, #WEFT_CTX_D10]
-    stp d12, d13, [x0, #WEFT_CTX_D12]
-    stp d14, d15, [x0, #WEFT_CTX_D14]
+    sub sp, sp, #WEFT_FRAME_SIZE
+    .cfi_adjust_cfa_offset WEFT_FRAME_SIZE
+    stp x19, x20, [sp, #WEFT_FRAME_X19]
+    stp x21, x22, [sp, #WEFT_FRAME_X21]
+    stp x23, x24, [sp, #WEFT_FRAME_X23]
+    stp x25, x26, [sp, #WEFT_FRAME_X25]
+    stp x27, x28, [sp, #WEFT_FRAME_X27]
+    stp x29, x30, [sp, #WEFT_FRAME_X29]   /* x30 is our resume address */
+    stp d8, d9, [sp, #WEFT_FRAME_D8]
+    stp d10, d11, [sp, #WEFT_FRAME_D10]
+    stp d12, d13, [sp, #WEFT_FRAME_D12]
+    stp d14, d15, [sp, #WEFT_FRAME_D14]
 #ifdef WEFT_PRESERVE_FPU
     mrs x9, fpcr
-    str x9, [x0, #WEFT_CTX_FPCR]
+    str x9, [sp, #WEFT_FRAME_FPCR]
 #endif
+    mov x9, sp
+    str x9, [x0]
     mov x0, x1
     b weft_ctx_jump_body
     .cfi_endproc
@@ -39,22 +43,23 @@ weft_ctx_switch:
 weft_ctx_jump:
     .cfi_startproc
 weft_ctx_jump_body:
-    ldp x19, x20, [x0, #WEFT_CTX_X19]
-    ldp x21, x22, [x0, #WEFT_CTX_X21]
-    ldp x23, x24, [x0, #WEFT_CTX_X23]
-    ldp x25, x26, [x0, #WEFT_CTX_X25]
-    ldp x27, x28, [x0, #WEFT_CTX_X27]
-    ldp x29, x30, [x0, #WEFT_CTX_X29]
-    ldp d8, d9, [x0, #WEFT_CTX_D8]
-    ldp d10, d11, [x0, #WEFT_CTX_D10]
-    ldp d12, d13, [x0, #WEFT_CTX_D12]
-    ldp d14, d15, [x0, #WEFT_CTX_D14]
+    ldr x9, [x0]
+    mov sp, x9
+    ldp x19, x20, [sp, #WEFT_FRAME_X19]
+    ldp x21, x22, [sp, #WEFT_FRAME_X21]
+    ldp x23, x24, [sp, #WEFT_FRAME_X23]
+    ldp x25, x26, [sp, #WEFT_FRAME_X25]
+    ldp x27, x28, [sp, #WEFT_FRAME_X27]
+    ldp x29, x30, [sp, #WEFT_FRAME_X29]
+    ldp d8, d9, [sp, #WEFT_FRAME_D8]
+    ldp d10, d11, [sp, #WEFT_FRAME_D10]
+    ldp d12, d13, [sp, #WEFT_FRAME_D12]
+    ldp d14, d15, [sp, #WEFT_FRAME_D14]
 #ifdef WEFT_PRESERVE_FPU
-    ldr x9, [x0, #WEFT_CTX_FPCR]
+    ldr x9, [sp, #WEFT_FRAME_FPCR]
     msr fpcr, x9
 #endif
-    ldr x9, [x0, #WEFT_CTX_SP]
-    mov sp, x9
+    add sp, sp, #WEFT_FRAME_SIZE
     ret
     .cfi_endproc
     .size weft_ctx_jump, .-weft_ctx_jump

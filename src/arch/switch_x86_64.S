@@ -1,4 +1,6 @@
-/* x86-64 SysV context switch. Offsets come from ctx_offsets.h. */
+/* x86-64 SysV context switch. The callee-saved registers go onto the
+ * running flow's own stack (frame layout in ctx_offsets.h); the context
+ * is the stack pointer left after them. */
 #include "ctx_offsets.h"
 
     .text
@@ -10,17 +12,31 @@
     .p2align 4
 weft_ctx_switch:
     .cfi_startproc
-    movq %rsp, WEFT_CTX_RSP(%rdi)   /* rsp points at our return address */
-    movq %rbx, WEFT_CTX_RBX(%rdi)
-    movq %rbp, WEFT_CTX_RBP(%rdi)
-    movq %r12, WEFT_CTX_R12(%rdi)
-    movq %r13, WEFT_CTX_R13(%rdi)
-    movq %r14, WEFT_CTX_R14(%rdi)
-    movq %r15, WEFT_CTX_R15(%rdi)
+    pushq %rbp
+    .cfi_adjust_cfa_offset 8
+    .cfi_rel_offset rbp, 0
+    pushq %rbx
+    .cfi_adjust_cfa_offset 8
+    .cfi_rel_offset rbx, 0
+    pushq %r12
+    .cfi_adjust_cfa_offset 8
+    .cfi_rel_offset r12, 0
+    pushq %r13
+    .cfi_adjust_cfa_offset 8
+    .cfi_rel_offset r13, 0
+    pushq %r14
+    .cfi_adjust_cfa_offset 8
+    .cfi_rel_offset r14, 0
+    pushq %r15
+    .cfi_adjust_cfa_offset 8
+    .cfi_rel_offset r15, 0
+    leaq -8(%rsp), %rsp
+    .cfi_adjust_cfa_offset 8
 #ifdef WEFT_PRESERVE_FPU
-    stmxcsr WEFT_CTX_MXCSR(%rdi)
-    fnstcw  WEFT_CTX_FPUCW(%rdi)
+    stmxcsr WEFT_FRAME_FPU(%rsp)
+    fnstcw  WEFT_FRAME_FPU+4(%rsp)
 #endif
+    movq %rsp, (%rdi)
     movq %rsi, %rdi
     jmp weft_ctx_jump_body
     .cfi_endproc
@@ -34,17 +50,18 @@ weft_ctx_switch:
 weft_ctx_jump:
     .cfi_startproc
 weft_ctx_jump_body:
-    movq WEFT_CTX_RBX(%rdi), %rbx
-    movq WEFT_CTX_RBP(%rdi), %rbp
-    movq WEFT_CTX_R12(%rdi), %r12
-    movq WEFT_CTX_R13(%rdi), %r13
-    movq WEFT_CTX_R14(%rdi), %r14
-    movq WEFT_CTX_R15(%rdi), %r15
+    movq (%rdi), %rsp
 #ifdef WEFT_PRESERVE_FPU
-    ldmxcsr WEFT_CTX_MXCSR(%rdi)
-    fldcw   WEFT_CTX_FPUCW(%rdi)
+    ldmxcsr WEFT_FRAME_FPU(%rsp)
+    fldcw   WEFT_FRAME_FPU+4(%rsp)
 #endif
-    movq WEFT_CTX_RSP(%rdi), %rsp
+    movq WEFT_FRAME_R15(%rsp), %r15
+    movq WEFT_FRAME_R14(%rsp), %r14
+    movq WEFT_FRAME_R13(%rsp), %r13
+    movq WEFT_FRAME_R12(%rsp), %r12
+    movq WEFT_FRAME_RBX(%rsp), %rbx
+    movq WEFT_FRAME_RBP(%rsp), %rbp
+    leaq WEFT_FRAME_RET(%rsp), %rsp
     ret
     .cfi_endproc
     .size weft_ctx_jump, .-weft_ctx_jump

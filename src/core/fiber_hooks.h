@@ -8,21 +8,6 @@
 
 #include "internal.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define WEFT_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define WEFT_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define WEFT_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define WEFT_TSAN 1
-#endif
-#endif
-
 #ifdef WEFT_ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
@@ -116,19 +101,14 @@ static inline void hook_ult_end(struct weft_unit_s *u, bool unwound)
 #endif
 }
 
-static inline void hook_stack_register(struct weft_unit_s *u)
+/* A new stack [lo, lo + size): valgrind's id for it, kept in its record. */
+static inline unsigned hook_stack_register(void *lo, size_t size)
 {
-    (void)u;
+    (void)lo; (void)size;
 #ifdef WEFT_HAVE_VALGRIND
-    u->vg_stack_id = VALGRIND_STACK_REGISTER(u->stack_lo, (char *)u->stack_lo + u->stack_size);
-#endif
-}
-
-static inline void hook_stack_deregister(struct weft_unit_s *u)
-{
-    (void)u;
-#ifdef WEFT_HAVE_VALGRIND
-    VALGRIND_STACK_DEREGISTER(u->vg_stack_id);
+    return VALGRIND_STACK_REGISTER(lo, (char *)lo + size);
+#else
+    return 0;
 #endif
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "mem_cache.h"
 #include "sys.h"
 
 #define ALTSTACK_SIZE (64 * 1024)
@@ -110,7 +111,7 @@ static int overflowed(const struct weft_unit_s *s, uintptr_t a, uintptr_t sp)
 {
     uintptr_t lo = (uintptr_t)s->stack_lo;
     if (!lo || a >= lo) return 0;
-    uintptr_t gap = s->stack_map ? lo - (uintptr_t)s->stack_map : weft_g.guard_size;
+    uintptr_t gap = (s->stack_flags & STK_OWN) ? lo - (uintptr_t)unit_stack_rec(s)->map : weft_g.guard_size;
     if (lo - a <= gap) return 1;
     return sp && sp < lo && lo - sp <= OVERFLOW_REACH && lo - a <= OVERFLOW_REACH;
 }

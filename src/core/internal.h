@@ -12,6 +12,23 @@
 #include "../arch/ctx.h"
 #include "weft.h"
 
+/* Sanitizer builds: the fiber hooks (fiber_hooks.h) and the descriptor
+ * fields they need. */
+#if defined(__SANITIZE_ADDRESS__)
+#define WEFT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WEFT_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define WEFT_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WEFT_TSAN 1
+#endif
+#endif
+
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define WEFT_HIDDEN __attribute__((visibility("hidden")))
@@ -139,23 +156,33 @@ struct weft_unit_s {
     uint8_t cancelled;
     uint8_t join_back;                 /* its joiner ran it out of turn: switch back at the end */
     uint8_t has_keys;                  /* `keys` is set: checked here, on the hot line, at every end */
-    /* --- cache line 1 (ULTs only): the machine context --- */
-    weft_ctx ctx __attribute__((aligned(CACHE_LINE)));
-    /* --- cold --- */
+    uint8_t stack_flags;               /* STK_*: what its stack is; written by whoever holds the unit */
+    /* --- cache line 1: the rest --- */
+    weft_ctx ctx __attribute__((aligned(CACHE_LINE))); /* a ULT's saved stack pointer */
+    void *stack_lo;                    /* lowest stack byte, or NULL */
+    size_t stack_size;                 /* its bytes (wanted, for a ULT not yet run); an own stack's record is at the top */
     uint64_t id;
     void *keys;                        /* its key values (src/sync/key.c) when has_keys */
     struct weft_xstream_s *home;       /* may only run on this stream */
     void *pool_data[2];                /* for a user-defined pool */
-    void *stack_map;                   /* mmap base (guard page first), or NULL */
-    size_t stack_size;                 /* usable bytes above the guard (wanted, for a ULT not yet run) */
-    void *stack_lo;                    /* lowest usable stack byte */
-    unsigned vg_stack_id;              /* valgrind's id for the stack */
-    uint8_t stack_carved;              /* the stack is a slot of a shared chunk (stack.c): canary, no guard */
-    uint8_t stack_waits;               /* counted in weft_g.stack_waiters (unit.c, stack_starve) */
+#if defined(WEFT_ASAN) || defined(WEFT_TSAN)
+    /* --- sanitizer builds only --- */
     void *asan_fake;                   /* AddressSanitizer fake-stack handle */
     void *tsan_fiber;                  /* ThreadSanitizer fiber */
+#endif
 } __attribute__((aligned(CACHE_LINE)));
-_Static_assert(offsetof(struct weft_unit_s, has_keys) < CACHE_LINE, "hot fields fit one cache line");
+_Static_assert(offsetof(struct weft_unit_s, stack_flags) < CACHE_LINE, "hot fields fit one cache line");
+#if !defined(WEFT_ASAN) && !defined(WEFT_TSAN) && !defined(WEFT_CTX_UCONTEXT)
+/* Two lines: a program that keeps millions of ended units (joined, never
+ * freed) needs this much fresh memory for each (the create_join_cold rows
+ * of bench_weft); stack facts live in the stack's record (mem_cache.h). */
+_Static_assert(sizeof(struct weft_unit_s) == 2 * CACHE_LINE, "a descriptor is two cache lines");
+#endif
+
+/* unit->stack_flags. */
+#define STK_OWN 1    /* a stack weft mapped or carved (stack.c), with its record at the top */
+#define STK_CARVED 2 /* a slot of a shared chunk: canary, no guard */
+#define STK_WAITS 4  /* counted in weft_g.stack_waiters (unit.c, stack_starve) */
 
 #define POOL_KIND_USER 7 /* beside the weft_pool_kind values */
 

@@ -18,50 +18,79 @@
 #define MEMPOOL_XS(xs) (xs)
 #endif
 
-/* While a stack sits in a cache, its lowest usable bytes hold this header;
- * caches link stacks by their lowest usable byte. */
-struct stack_hdr {
+/* Every stack weft makes (STK_OWN) keeps a record in its highest
+ * STACK_REC bytes, below which the ULT's frames grow: what the stack is,
+ * while any unit holds it and while it sits in a cache. Keeping it there
+ * rather than in the descriptor keeps descriptors at two lines, and the
+ * line is one a new ULT's first frame sits beside anyway. Caches link
+ * stacks (all of the default size) by their lowest usable byte. */
+struct stack_rec {
     void *next_lo;      /* next cached stack */
     void *map;          /* base of its mapping (guard first), or of its slot */
     void *tsan_fiber;   /* the ThreadSanitizer fiber that goes with the stack */
     unsigned vg_stack_id;
     uint8_t carved;     /* a slot of a shared chunk (stack.c) */
 };
+#define STACK_REC ((size_t)CACHE_LINE)
+_Static_assert(sizeof(struct stack_rec) <= STACK_REC, "a stack record fits its line");
+
+static inline struct stack_rec *stack_rec(void *lo, size_t size)
+{
+    return (struct stack_rec *)((char *)lo + size - STACK_REC);
+}
+
+/* The record of the stack unit `u` holds (STK_OWN). */
+static inline struct stack_rec *unit_stack_rec(const struct weft_unit_s *u)
+{
+    WEFT_ASSERT(u->stack_flags & STK_OWN);
+    return stack_rec(u->stack_lo, u->stack_size);
+}
+
+/* The bytes of its stack a ULT's frames may use: all but the record. */
+static inline size_t unit_stack_usable(const struct weft_unit_s *u)
+{
+    return u->stack_size - ((u->stack_flags & STK_OWN) ? STACK_REC : 0);
+}
 
 static inline void *stack_cache_pop(struct stack_cache *c)
 {
     void *lo = c->head;
     if (lo) {
-        c->head = ((struct stack_hdr *)lo)->next_lo;
+        c->head = stack_rec(lo, weft_g.stack_size)->next_lo;
         c->n--;
     }
     return lo;
 }
 
+/* Put the default-size stack whose lowest usable byte is `lo` on `c`. */
+static inline void stack_cache_push(struct stack_cache *c, void *lo)
+{
+    stack_rec(lo, weft_g.stack_size)->next_lo = c->head;
+    c->head = lo;
+    c->n++;
+}
+
 /* Cache the stack `u` holds; `u` holds none afterwards. */
 static inline void stack_cache_push_unit(struct stack_cache *c, struct weft_unit_s *u)
 {
-    struct stack_hdr *h = u->stack_lo;
-    h->next_lo = c->head;
-    h->map = u->stack_map;
-    h->tsan_fiber = u->tsan_fiber;
-    h->vg_stack_id = u->vg_stack_id;
-    h->carved = u->stack_carved;
-    c->head = h;
-    c->n++;
-    u->stack_map = u->stack_lo = NULL;
+#ifdef WEFT_TSAN
+    unit_stack_rec(u)->tsan_fiber = u->tsan_fiber;
     u->tsan_fiber = NULL;
+#endif
+    stack_cache_push(c, u->stack_lo);
+    u->stack_lo = NULL;
+    u->stack_flags &= (uint8_t)~(STK_OWN | STK_CARVED);
 }
 
 /* Give `u` the cached stack whose lowest usable byte is `lo`. */
 static inline void stack_adopt(struct weft_unit_s *u, void *lo)
 {
-    struct stack_hdr *h = lo;
-    u->stack_map = h->map;
+    struct stack_rec *r = stack_rec(lo, weft_g.stack_size);
     u->stack_lo = lo;
-    u->vg_stack_id = h->vg_stack_id;
-    u->tsan_fiber = h->tsan_fiber;
-    u->stack_carved = h->carved;
+    u->stack_flags |= (uint8_t)(STK_OWN | (r->carved ? STK_CARVED : 0));
+#ifdef WEFT_TSAN
+    u->tsan_fiber = r->tsan_fiber;
+#endif
     hook_stack_reuse(u);
 }
 
@@ -129,8 +158,8 @@ static inline int mem_stack_get(struct weft_xstream_s *xs, struct weft_unit_s *u
 static inline bool mem_stack_put(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     xs = MEMPOOL_XS(xs);
-    if (!u->stack_map) return false;
-    if (likely(xs != NULL) && u->stack_size == weft_g.fast_stack_size && likely(!u->stack_carved) &&
+    if (!(u->stack_flags & STK_OWN)) return false;
+    if (likely(xs != NULL) && u->stack_size == weft_g.fast_stack_size && likely(!(u->stack_flags & STK_CARVED)) &&
         xs->stack_cache.n < CACHE_MAX && likely(!atomic_load_explicit(&weft_g.stack_waiters, memory_order_relaxed))) {
         stack_cache_push_unit(&xs->stack_cache, u);
         return false;

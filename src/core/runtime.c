@@ -198,8 +198,10 @@ static int init_primary(void)
     }
     su->kind = KIND_SCHED;
     su->xs = xs;
+#ifdef WEFT_ASAN
     su->asan_fake = NULL;
-    weft_ctx_make(&su->ctx, su->stack_lo, su->stack_size, primary_sched_entry, xs);
+#endif
+    weft_ctx_make(&su->ctx, su->stack_lo, unit_stack_usable(su), primary_sched_entry, xs);
     hook_fiber_create(su, false);
     atomic_store(&su->magic, MAGIC_UNIT);
     xs->sched_unit = su;
@@ -345,7 +347,9 @@ static void release_everything(void)
             sched_detach(xs->main_sched);
             atomic_store(&xs->main_sched->in_run, 0); /* its loop is abandoned with its stack */
         }
+#ifdef WEFT_TSAN
         if (weft_g.main_unit) weft_g.main_unit->tsan_fiber = NULL; /* the thread's own */
+#endif
         guard_remove_thread(xs);
         if (xs->rank >= 0) xs_unregister(xs);
         mem_cache_flush(xs);

@@ -125,6 +125,16 @@ static int chunk_new(size_t slot)
     return WEFT_OK;
 }
 
+/* Give `u` the new stack [lo, lo + size) from `map`, and write its record. */
+static void stack_adopt_new(struct weft_unit_s *u, void *lo, size_t size, void *map, bool carved)
+{
+    struct stack_rec *r = stack_rec(lo, size);
+    *r = (struct stack_rec){.map = map, .carved = carved, .vg_stack_id = hook_stack_register(lo, size)};
+    u->stack_lo = lo;
+    u->stack_size = size;
+    u->stack_flags |= (uint8_t)(STK_OWN | (carved ? STK_CARVED : 0));
+}
+
 static int stack_carve(struct weft_unit_s *u, size_t size)
 {
     size_t slot = size + weft_g.page_size;
@@ -136,13 +146,9 @@ static int stack_carve(struct weft_unit_s *u, size_t size)
     void *m = g_carve_next;
     g_carve_next += slot;
     pthread_mutex_unlock(&weft_g.lock);
-    u->stack_map = m;
-    u->stack_lo = (char *)m + weft_g.page_size;
-    u->stack_size = size;
-    u->stack_carved = 1;
+    stack_adopt_new(u, (char *)m + weft_g.page_size, size, m, true);
     uint64_t *c = stack_canary(u->stack_lo);
     for (int i = 0; i < CANARY_WORDS; i++) c[i] = CANARY;
-    hook_stack_register(u);
     return WEFT_OK;
 }
 
@@ -210,27 +216,33 @@ int mem_stack_errno(void)
     return atomic_load_explicit(&g_stack_errno, memory_order_relaxed);
 }
 
-/* Forget a stack: its tools' records, and its memory unless it is a
- * carved slot (those go with their chunk). */
-static void stack_unmap(void *map, size_t size, bool carved, unsigned vg_id, void *fiber)
+/* Forget the stack [lo, lo + size) (its record says what it is): its
+ * tools' records, and its memory unless it is a carved slot (those go with
+ * their chunk). */
+static void stack_unmap(void *lo, size_t size)
 {
-    (void)vg_id;
-    (void)fiber;
+    struct stack_rec r = *stack_rec(lo, size);
 #ifdef WEFT_HAVE_VALGRIND
-    VALGRIND_STACK_DEREGISTER(vg_id);
+    VALGRIND_STACK_DEREGISTER(r.vg_stack_id);
 #endif
 #ifdef WEFT_TSAN
-    if (fiber) __tsan_destroy_fiber(fiber);
+    if (r.tsan_fiber) __tsan_destroy_fiber(r.tsan_fiber);
 #endif
-    if (carved) return;
-    munmap(map, size + weft_g.guard_size);
+    if (r.carved) return;
+    munmap(r.map, size + weft_g.guard_size);
     atomic_fetch_sub_explicit(&g_stack_maps, 1, memory_order_relaxed);
 }
 
-static void stack_unmap_cached(void *lo, size_t size)
+/* The same for the stack `u` holds; `u` holds none afterwards. */
+static void stack_unmap_unit(struct weft_unit_s *u)
 {
-    struct stack_hdr *h = lo;
-    stack_unmap(h->map, size, h->carved, h->vg_stack_id, h->tsan_fiber);
+#ifdef WEFT_TSAN
+    unit_stack_rec(u)->tsan_fiber = u->tsan_fiber;
+    u->tsan_fiber = NULL;
+#endif
+    stack_unmap(u->stack_lo, u->stack_size);
+    u->stack_lo = NULL;
+    u->stack_flags &= (uint8_t)~(STK_OWN | STK_CARVED);
 }
 
 /* A new stack of `size` usable bytes with a guard of weft_g.guard_size
@@ -281,11 +293,7 @@ static int stack_map(struct weft_unit_s *u, size_t size)
         }
     }
     atomic_fetch_add_explicit(&g_stack_maps, 1, memory_order_relaxed);
-    u->stack_map = m;
-    u->stack_lo = (char *)m + guard;
-    u->stack_size = size;
-    u->stack_carved = 0;
-    hook_stack_register(u);
+    stack_adopt_new(u, (char *)m + guard, size, m, false);
     return WEFT_OK;
 }
 
@@ -303,11 +311,7 @@ int mem_stack_get_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
             /* Take a few more along, unless ULTs wait for them. */
             if (lo && xs && !atomic_load_explicit(&weft_g.stack_waiters, memory_order_relaxed))
                 for (int i = 0; i < 32 && g_stacks.head; i++) {
-                    void *more = stack_cache_pop(&g_stacks);
-                    struct stack_hdr *h = more, *top = xs->stack_cache.head;
-                    h->next_lo = top;
-                    xs->stack_cache.head = h;
-                    xs->stack_cache.n++;
+                    stack_cache_push(&xs->stack_cache, stack_cache_pop(&g_stacks));
                 }
             pthread_mutex_unlock(&weft_g.lock);
         }
@@ -321,12 +325,10 @@ int mem_stack_get_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
  * checked. */
 void mem_stack_put_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
-    if (!u->stack_map) return;
-    if (u->stack_carved) stack_check(u);
+    if (!(u->stack_flags & STK_OWN)) return;
+    if (u->stack_flags & STK_CARVED) stack_check(u);
     if (u->stack_size != weft_g.stack_size) {
-        stack_unmap(u->stack_map, u->stack_size, u->stack_carved, u->vg_stack_id, u->tsan_fiber);
-        u->stack_map = u->stack_lo = NULL;
-        u->tsan_fiber = NULL;
+        stack_unmap_unit(u);
         return;
     }
     bool waiters = atomic_load_explicit(&weft_g.stack_waiters, memory_order_relaxed) != 0;
@@ -334,19 +336,16 @@ void mem_stack_put_slow(struct weft_xstream_s *xs, struct weft_unit_s *u)
         stack_cache_push_unit(&xs->stack_cache, u);
         return;
     }
-    void *lo = u->stack_lo;
-    size_t size = u->stack_size;
+    bool cached = false;
     pthread_mutex_lock(&weft_g.lock);
-    if (g_stacks.n < g_global_max || u->stack_carved || waiters) {
+    if (g_stacks.n < g_global_max || (u->stack_flags & STK_CARVED) || waiters) {
         stack_cache_push_unit(&g_stacks, u);
-        lo = NULL;
+        cached = true;
     }
     pthread_mutex_unlock(&weft_g.lock);
-    if (lo) {
+    if (!cached) {
         atomic_fetch_add_explicit(&g_given_back, 1, memory_order_relaxed);
-        stack_unmap(u->stack_map, size, false, u->vg_stack_id, u->tsan_fiber);
-        u->stack_map = u->stack_lo = NULL;
-        u->tsan_fiber = NULL;
+        stack_unmap_unit(u);
     }
 }
 
@@ -359,10 +358,7 @@ size_t mem_stack_cache_drain(struct weft_xstream_s *xs)
     if (!xs->stack_cache.head) return 0;
     pthread_mutex_lock(&weft_g.lock);
     while ((lo = stack_cache_pop(&xs->stack_cache))) {
-        struct stack_hdr *h = lo;
-        h->next_lo = g_stacks.head;
-        g_stacks.head = h;
-        g_stacks.n++;
+        stack_cache_push(&g_stacks, lo);
         n++;
     }
     pthread_mutex_unlock(&weft_g.lock);
@@ -374,23 +370,19 @@ size_t mem_stack_cache_drain(struct weft_xstream_s *xs)
  * waiter. True if anything was released. */
 bool mem_stacks_trim(void)
 {
-    void *keep = NULL, *lo;
-    size_t kept = 0;
+    struct stack_cache keep = {0};
+    void *lo;
     bool freed = false;
     pthread_mutex_lock(&weft_g.lock);
     while ((lo = stack_cache_pop(&g_stacks))) {
-        struct stack_hdr *h = lo;
-        if (h->carved) {
-            h->next_lo = keep;
-            keep = lo;
-            kept++;
+        if (stack_rec(lo, weft_g.stack_size)->carved) {
+            stack_cache_push(&keep, lo);
         } else {
-            stack_unmap_cached(lo, weft_g.stack_size);
+            stack_unmap(lo, weft_g.stack_size);
             freed = true;
         }
     }
-    g_stacks.head = keep;
-    g_stacks.n = kept;
+    g_stacks = keep;
     pthread_mutex_unlock(&weft_g.lock);
     return freed;
 }
@@ -402,14 +394,10 @@ void stack_cache_flush(struct weft_xstream_s *xs)
     void *m;
     pthread_mutex_lock(&weft_g.lock);
     while ((m = stack_cache_pop(&xs->stack_cache))) {
-        struct stack_hdr *h = m;
-        if (g_stacks.n < g_global_max || h->carved || weft_g.stack_waiters) {
-            h->next_lo = g_stacks.head;
-            g_stacks.head = h;
-            g_stacks.n++;
-        } else {
-            stack_unmap_cached(m, weft_g.stack_size);
-        }
+        if (g_stacks.n < g_global_max || stack_rec(m, weft_g.stack_size)->carved || weft_g.stack_waiters)
+            stack_cache_push(&g_stacks, m);
+        else
+            stack_unmap(m, weft_g.stack_size);
     }
     pthread_mutex_unlock(&weft_g.lock);
 }
@@ -417,15 +405,17 @@ void stack_cache_flush(struct weft_xstream_s *xs)
 /* weft_finalize(): the stack a unit still holds (it never ran to its end). */
 void stack_release_unit(struct weft_unit_s *u)
 {
-    if (u->stack_map) stack_unmap(u->stack_map, u->stack_size, u->stack_carved, u->vg_stack_id, u->tsan_fiber);
-    u->stack_map = u->tsan_fiber = NULL;
+    if (u->stack_flags & STK_OWN) stack_unmap_unit(u);
+#ifdef WEFT_TSAN
+    u->tsan_fiber = NULL;
+#endif
 }
 
 /* weft_finalize(), all streams gone: every cached stack and chunk goes back. */
 void stacks_finalize(void)
 {
     void *m;
-    while ((m = stack_cache_pop(&g_stacks))) stack_unmap_cached(m, weft_g.stack_size);
+    while ((m = stack_cache_pop(&g_stacks))) stack_unmap(m, weft_g.stack_size);
     chunks_release();
 }
 

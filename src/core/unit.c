@@ -185,8 +185,10 @@ static void ult_entry(void *arg);
 static inline __attribute__((always_inline)) bool ult_prepare(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
     if (mem_stack_get(xs, u) != WEFT_OK) return false;
+#ifdef WEFT_ASAN
     u->asan_fake = NULL;
-    weft_ctx_make(&u->ctx, u->stack_lo, u->stack_size, ult_entry, u);
+#endif
+    weft_ctx_make(&u->ctx, u->stack_lo, unit_stack_usable(u), ult_entry, u);
     hook_fiber_create(u, false);
     return true;
 }
@@ -311,16 +313,16 @@ static bool starve_quiet(struct weft_xstream_s *xs)
  * it is parked (see above). */
 static __attribute__((noinline, cold)) bool stack_starve(struct weft_xstream_s *xs, struct weft_unit_s *u)
 {
-    WEFT_ASSERT(u->kind != KIND_TASKLET && !u->started && !u->stack_map);
+    WEFT_ASSERT(u->kind != KIND_TASKLET && !u->started && !(u->stack_flags & STK_OWN));
     /* A ULT woken to try again is still counted. */
-    if (!u->stack_waits) {
-        u->stack_waits = 1;
+    if (!(u->stack_flags & STK_WAITS)) {
+        u->stack_flags |= STK_WAITS;
         if (atomic_fetch_add(&weft_g.stack_waiters, 1) == 0) xs_wake_all(); /* sleepers hand in their caches */
     }
     for (;;) {
         /* From here on returned stacks go to the global list: try again. */
         if (ult_prepare_cold(xs, u)) {
-            u->stack_waits = 0;
+            u->stack_flags &= (uint8_t)~STK_WAITS;
             atomic_fetch_sub(&weft_g.stack_waiters, 1);
             spin_lock(&g_starved_lock);
             g_starved_quiet_since = 0;
@@ -365,7 +367,7 @@ static inline struct weft_unit_s *unit_claim(struct weft_xstream_s *xs, struct w
         return NULL;
     }
     if (!u->started) {
-        if (likely(!u->stack_map) && unlikely(!ult_prepare(xs, u)) && !stack_starve(xs, u))
+        if (likely(!(u->stack_flags & STK_OWN)) && unlikely(!ult_prepare(xs, u)) && !stack_starve(xs, u))
             return NULL; /* eager stacks have one already */
         if (MIGRATION && unlikely(!u->migratable)) {
             u->home = xs;

@@ -168,7 +168,9 @@ static void *xs_thread_main(void *arg)
         struct weft_pool_s *p = xs_main_sched(xs)->pools[i];
         pool_disown(p, xs);
     }
+#ifdef WEFT_TSAN
     su->tsan_fiber = NULL; /* the thread's own fiber is not ours to destroy */
+#endif
     mem_cache_flush(xs);
     guard_remove_thread(xs);
     weft_tls_xs = NULL;
