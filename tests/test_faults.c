@@ -170,6 +170,46 @@ static void faults_units(int eager)
     CHECK(n > 1 && n < MAX_N);
 }
 
+/* weft_thread_create_here and weft_tasklet_create_here: units pile up in
+ * the caller's pool (it never yields) until a descriptor needs memory the
+ * armed fault refuses; that call reports NOMEM and leaves no handle, and
+ * every unit accepted before it runs once. */
+#define HERE_MAX 200000
+static weft_thread g_here[HERE_MAX];
+static _Atomic long g_here_ran;
+
+static void here_body(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&g_here_ran, 1);
+}
+
+static void faults_create_here(void)
+{
+    start_weft(1);
+    for (int tasklet = 0; tasklet < 2; tasklet++) {
+        long n = 0;
+        int rc = WEFT_OK;
+        atomic_store(&g_here_ran, 0);
+        arm(1);
+        while (n < HERE_MAX) {
+            g_here[n] = (weft_thread)&rc; /* must come back NULL on failure */
+            rc = tasklet ? weft_tasklet_create_here(here_body, NULL, &g_here[n])
+                         : weft_thread_create_here(here_body, NULL, NULL, &g_here[n]);
+            if (rc != WEFT_OK) break;
+            n++;
+        }
+        CHECK(disarm());
+        CHECK(n > 0 && n < HERE_MAX);
+        CHECK(rc == WEFT_ERR_NOMEM);
+        CHECK(g_here[n] == NULL);
+        g_faults++;
+        for (long i = 0; i < n; i++) CHECK_OK(weft_thread_free(&g_here[i]));
+        CHECK(atomic_load(&g_here_ran) == n);
+    }
+    CHECK_OK(weft_finalize());
+}
+
 /* ---------- pools, schedulers and synchronisation objects ---------- */
 
 typedef int (*make_fn)(void **out);
@@ -281,7 +321,8 @@ int main(int argc, char **argv)
         const char *name;
         void (*fn)(void);
     } phases[] = {{"init", faults_init_lazy}, {"init_eager", faults_init_eager}, {"xstream", faults_xstream},
-                  {"units", faults_units_lazy}, {"units_eager", faults_units_eager}, {"objects", faults_objects},
+                  {"units", faults_units_lazy}, {"units_eager", faults_units_eager}, {"create_here", faults_create_here},
+                  {"objects", faults_objects},
                   {"keys", faults_keys}};
     for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
         if (argc > 1 && strcmp(argv[1], phases[i].name)) continue;
