@@ -23,7 +23,7 @@ static int g_reps, g_runs, g_yields;
 
 /* A page each: a stream's counters next to another's would be pulled over
  * by that stream's prefetchers, and the benchmark would measure its own
- * layout (it did: +10% on the second stream). */
+ * layout (docs/design.md, "Descriptors that run elsewhere"). */
 struct __attribute__((aligned(4096))) driver {
     weft_pool pool;
     int tasklet;

@@ -52,11 +52,8 @@ static int slab_new(struct unit_cache *into, struct weft_xstream_s *owner, bool 
  * another stream is written by that stream whenever it switches. If its
  * descriptor shared a page with the descriptors this stream recycles all
  * the time, this stream's prefetchers would keep pulling its lines over,
- * and the other stream would miss on every switch. Measured: a driver
- * ULT created by the primary for a second stream made that stream's
- * tasklet create+join 8-10% slower, all of it gone once the driver's
- * descriptor sat a page away (docs/design.md "Descriptors that run
- * elsewhere"). The global list may hold descriptors of anyone's local
+ * and the other stream would miss on every switch (measured: docs/design.md,
+ * "Descriptors that run elsewhere"). The global list may hold descriptors of anyone's local
  * slabs, so exports never take from it. */
 struct weft_unit_s *mem_unit_alloc_slow(struct weft_xstream_s *xs, bool exported)
 {
