@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh test|bench
 set -euo pipefail
 
-common=(cmake ninja-build gcc g++ make pkg-config libhwloc-dev hwloc valgrind)
+common=(cmake ninja-build gcc g++ gfortran make pkg-config libhwloc-dev hwloc valgrind)
 # The benchmark peers: each installed on its own, so that one that cannot be
 # had leaves the others (bench/run.py reports it absent).
 peers=(libboost-context-dev libomp-dev clang libtbb-dev golang-go)

@@ -1,0 +1,262 @@
+/* weft-omp: the OpenMP runtime (libgomp's ABI) over weft. Internal state
+ * shared by the files of src/omp; nothing here is exported.
+ *
+ * The model ([LWT-PM] section 4; docs/design.md "weft-omp"):
+ *   - every OpenMP thread of every team, at every nesting level, is a weft
+ *     ULT (the primary thread of the outermost team is the program's own
+ *     thread, the main ULT of the primary stream);
+ *   - an explicit task is a closure queued in its team and run by a thread
+ *     of the team on that thread's stack, at a task scheduling point (so a
+ *     task sees the number of the thread that runs it, as OpenMP says);
+ *   - every wait (barriers, locks, critical, ordered, taskwait) spins a
+ *     little, letting other ULTs of the stream run, then parks the ULT on a
+ *     weft condition: a stream never spins for a ULT that cannot go on.
+ *
+ * Layering: src/omp calls weft's public API (include/weft.h) only. */
+#ifndef WEFT_OMP_INTERNAL_H
+#define WEFT_OMP_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weft.h"
+
+#define OMP_HIDDEN __attribute__((visibility("hidden")))
+#define OMP_EXPORT __attribute__((visibility("default")))
+#define OMP_CACHE_LINE 64
+#define omp_likely(x) __builtin_expect(!!(x), 1)
+#define omp_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* ---------- internal control variables ---------- */
+
+/* Schedule kinds, as omp_sched_t (omp.h) and as the `sched` argument of
+ * GOMP_loop_start (where 0 means "runtime"). */
+enum {
+    OMP_SCHED_RUNTIME = 0,
+    OMP_SCHED_STATIC = 1,
+    OMP_SCHED_DYNAMIC = 2,
+    OMP_SCHED_GUIDED = 3,
+    OMP_SCHED_AUTO = 4,
+};
+#define OMP_SCHED_MONOTONIC ((int)0x80000000u) /* omp_sched_monotonic */
+
+/* proc_bind values, as omp_proc_bind_t and GOMP_parallel's flags & 7. */
+enum { OMP_BIND_FALSE = 0, OMP_BIND_TRUE = 1, OMP_BIND_PRIMARY = 2, OMP_BIND_CLOSE = 3, OMP_BIND_SPREAD = 4 };
+
+/* The ICVs of a data environment: each task has its own copy, inherited
+ * from the task that generated it (OpenMP 5.1 section 2.4). */
+struct omp_icv {
+    unsigned nthreads;        /* nthreads-var */
+    int sched;                /* run-sched-var: OMP_SCHED_* with OMP_SCHED_MONOTONIC */
+    int sched_chunk;          /* its chunk size, 0: default */
+    int dyn;                  /* dyn-var */
+    int bind;                 /* bind-var: OMP_BIND_* for the next parallel region */
+    unsigned thread_limit;    /* thread-limit-var */
+    int max_active_levels;    /* max-active-levels-var */
+    int default_device;       /* default-device-var */
+    uintptr_t def_allocator;  /* def-allocator-var (omp_allocator_handle_t) */
+};
+
+/* Process-wide settings, read from the environment once (env.c,
+ * omp_env_init) before anything else runs; the settable ones change only
+ * through their omp_set_* call. */
+struct omp_global {
+    struct omp_icv icv0;            /* the initial task's ICVs */
+    unsigned *nthreads_list;        /* OMP_NUM_THREADS=a,b,c: [0] = a is icv0.nthreads; */
+    int nthreads_list_len;          /*   a team at level L gets [L] if L < len */
+    int *bind_list;                 /* OMP_PROC_BIND=a,b: likewise for bind-var */
+    int bind_list_len;
+    int cancel;                     /* cancel-var (OMP_CANCELLATION) */
+    int max_task_priority;          /* max-task-priority-var */
+    size_t stacksize;               /* stacksize-var: bytes of each OpenMP thread's stack */
+    int wait_policy;                /* -1: not set, 0: passive, 1: active */
+    long spin;                      /* checks a waiter makes before it parks (from the policy) */
+    int display_affinity;           /* display-affinity-var */
+    char *affinity_format;          /* affinity-format-var (omp_set_affinity_format) */
+    int nteams;                     /* nteams-var (OMP_NUM_TEAMS), 0: not set */
+    int teams_thread_limit;         /* teams-thread-limit-var, 0: not set */
+    int target_offload;             /* 0 default, 1 mandatory, 2 disabled */
+    int num_procs;                  /* CPUs the process may use */
+    int num_places;                 /* place-partition-var of the initial thread */
+    int **place_procs;              /* [num_places][place_nprocs[i]]: OS CPU ids */
+    int *place_nprocs;
+};
+extern struct omp_global omp_g OMP_HIDDEN;
+
+/* env.c: fill omp_g from the environment (libgomp's names, values,
+ * warnings and defaults). Called once, by omp_runtime_init. */
+OMP_HIDDEN void omp_env_init(void);
+
+/* ---------- waiting ---------- */
+
+/* A futex over any 32-bit word that works for ULTs and plain threads
+ * alike (wait.c): omp_wait returns once *w != val (or spuriously: callers
+ * re-check); omp_wake wakes every waiter on w after its value changed. */
+OMP_HIDDEN void omp_wait(_Atomic uint32_t *w, uint32_t val);
+OMP_HIDDEN void omp_wake(_Atomic uint32_t *w);
+/* One step of a waiter's spin: lets the other ULTs of this stream run. */
+OMP_HIDDEN void omp_relax(void);
+
+/* A lock in one 32-bit word (0 free, 1 held, 2 held with waiters), for
+ * critical, atomic and the omp_lock_t of omp.h (which has 4 bytes). */
+OMP_HIDDEN void omp_word_lock(_Atomic uint32_t *w);
+OMP_HIDDEN bool omp_word_trylock(_Atomic uint32_t *w);
+OMP_HIDDEN void omp_word_unlock(_Atomic uint32_t *w);
+
+/* ---------- threads, tasks, teams ---------- */
+
+struct omp_team;
+struct omp_ws;
+
+struct omp_taskgroup {
+    struct omp_taskgroup *prev;     /* the enclosing taskgroup of the same task */
+    _Atomic long pending;           /* tasks of the group not yet complete */
+    _Atomic int cancelled;          /* cancel taskgroup: its tasks not yet started are discarded */
+};
+
+/* A task region: the implicit task of each thread in a team, or an
+ * explicit task (GOMP_task). */
+struct omp_task {
+    struct omp_task *parent;        /* the task that generated it (NULL: initial) */
+    struct omp_taskgroup *group;    /* innermost taskgroup it belongs to */
+    struct omp_taskgroup *taskgroup;/* innermost taskgroup it opened itself */
+    struct omp_icv icv;
+    _Atomic long children;          /* child tasks not yet complete */
+    _Atomic long refs;              /* 1 while it runs + its incomplete children */
+    uint8_t is_explicit;
+    uint8_t final;                  /* a final task: its descendants are included */
+    uint8_t undeferred;
+    int priority;
+    void (*fn)(void *);
+    void *data;
+    struct omp_task *next;          /* team queue link */
+    struct omp_team *team;          /* the team it was generated in (NULL: none) */
+};
+
+/* One OpenMP thread: a ULT of weft, or a plain OS thread that calls the
+ * runtime (the program's own threads). Found through a weft key. */
+struct omp_thread {
+    struct omp_team *team;          /* innermost team, NULL outside any parallel region */
+    unsigned num;                   /* thread number in team */
+    struct omp_task *task;          /* the task region it is executing */
+    struct omp_task implicit;       /* its implicit task in team (or its initial task) */
+    unsigned long ws_count;         /* work-sharing regions of team it has entered */
+    struct omp_ws *ws;              /* the one it is in */
+    unsigned long static_trip;      /* static schedule: chunks taken in ws */
+    unsigned long chunk_lo, chunk_hi; /* ordered: iterations of its current chunk */
+    int team_num, num_teams;        /* teams construct (host): its league, else 0 and 1 */
+    int place, part_lo, part_n;     /* place and place partition (affinity.c) */
+    struct omp_thread *saved;       /* thread 0 of a team: the encountering thread's state */
+    struct omp_team *hot;           /* the team of its last parallel region, kept for the next */
+};
+
+OMP_HIDDEN void omp_runtime_init(void);
+/* Print "libgomp: <what>" and exit, as libgomp does when it cannot go on. */
+OMP_HIDDEN __attribute__((noreturn)) void omp_fatal(const char *what);
+/* The calling thread's state; made on first use for a plain thread. */
+OMP_HIDDEN struct omp_thread *omp_self(void);
+/* The calling thread's current ICVs (its current task's). */
+static inline struct omp_icv *omp_icv(void) { return &omp_self()->task->icv; }
+
+/* Run fn(data) as a new initial thread (target regions on the host, the
+ * teams of a league): a fresh contention group whose ICVs start from the
+ * initial ones, with thread_limit when nonzero. */
+OMP_HIDDEN void omp_run_initial(void (*fn)(void *), void *data, unsigned thread_limit, int team_num,
+                                int num_teams);
+
+/* ---------- teams ---------- */
+
+#define OMP_WS_RING 8 /* work-sharing regions in flight per team (nowait lets threads run ahead) */
+
+/* Work-sharing region state (work.c). */
+struct omp_ws {
+    _Atomic unsigned long seq;      /* number of the region that may use this slot */
+    _Atomic uint32_t state;         /* 0 free, 1 being set up, 2 ready */
+    _Atomic unsigned left;          /* threads that have left it */
+    /* loops, normalised: iteration k is start + k * incr, k < n */
+    int kind;                       /* OMP_SCHED_* (never runtime or auto) */
+    bool ull;
+    bool ordered;                   /* an ordered loop: chunks take turns (ordered_pos) */
+    long chunk;
+    unsigned long n;
+    long start, end, incr;          /* signed loops */
+    unsigned long long ustart, uend, uincr; /* unsigned long long loops */
+    _Atomic unsigned long next __attribute__((aligned(OMP_CACHE_LINE))); /* dynamic/guided/sections */
+    _Atomic unsigned long ordered_pos; /* ordered: the iteration whose chunk has the turn */
+    _Atomic uint32_t ordered_event;
+    _Atomic uint32_t single;        /* single: claimed */
+    void *_Atomic copy;             /* single copyprivate: the data, once published */
+    _Atomic uint32_t copy_event;
+    void *mem;                      /* GOMP_loop_start's team buffer */
+    /* doacross */
+    unsigned ncounts;
+    long *counts;                   /* trip count per dimension */
+    unsigned long long *ucounts;
+    _Atomic unsigned long *posted;  /* per outer iteration: inner iterations posted + 1 */
+    _Atomic uint32_t doacross_event;
+};
+
+struct omp_team {
+    unsigned nthreads;
+    unsigned level;                 /* nesting level (1: outermost) */
+    unsigned active_level;
+    struct omp_team *parent;        /* the encountering thread's team */
+    unsigned parent_num;            /* its number there */
+    struct omp_thread **threads;    /* [nthreads], [0] the primary */
+    void (*fn)(void *);
+    void *data;
+    weft_thread *units;             /* threads 1..n-1 */
+    _Atomic uint32_t start_gen;     /* bumped to start the next region on the (hot) workers */
+    _Atomic unsigned idle;          /* workers done with the region, waiting for the next */
+    int dissolve;                   /* with the next start_gen: the workers leave */
+    int bind;                       /* the proc_bind policy its threads were placed by */
+    /* team barrier */
+    _Atomic unsigned bar_arrived __attribute__((aligned(OMP_CACHE_LINE)));
+    _Atomic uint32_t bar_gen;
+    /* everything a waiter may wait for bumps this and wakes it */
+    _Atomic uint32_t event __attribute__((aligned(OMP_CACHE_LINE)));
+    _Atomic unsigned done;          /* threads whose implicit task returned */
+    _Atomic int cancelled;          /* cancel parallel */
+    _Atomic int ws_cancelled;       /* cancel for / sections: until the construct's barrier */
+    /* explicit tasks: queued ones, highest priority first */
+    _Atomic uint32_t task_lock __attribute__((aligned(OMP_CACHE_LINE)));
+    struct omp_task *queue_head, *queue_tail;
+    _Atomic long queued;
+    _Atomic long pending;           /* explicit tasks of the team not yet complete */
+    struct omp_ws ws[OMP_WS_RING];
+};
+
+/* team.c */
+OMP_HIDDEN void omp_team_event(struct omp_team *t); /* bump team->event and wake its waiters */
+OMP_HIDDEN bool omp_team_barrier(struct omp_thread *thr, bool cancellable);
+
+/* task.c */
+/* Run one queued task of thr's team that thr may run now (any task when
+ * `any`, else a descendant of thr's current task); false if none. */
+OMP_HIDDEN bool omp_task_run_one(struct omp_thread *thr, bool any);
+OMP_HIDDEN void omp_task_init_implicit(struct omp_task *t, struct omp_task *parent, struct omp_team *team);
+/* The taskgroup a task generated now by `t` belongs to (also the one a
+ * `cancel taskgroup` in `t` binds to). */
+static inline struct omp_taskgroup *omp_task_group(const struct omp_task *t)
+{
+    return t->taskgroup ? t->taskgroup : t->group;
+}
+
+/* work.c */
+OMP_HIDDEN void omp_ws_team_init(struct omp_team *t);
+OMP_HIDDEN void omp_ws_team_fini(struct omp_team *t);
+OMP_HIDDEN void omp_ws_team_reset(struct omp_team *t);
+/* A combined construct (parallel loop, parallel sections): its
+ * work-sharing region is set up before the team starts, as the team's
+ * first, and every thread of the team is already in it. */
+typedef void (*omp_ws_setup_fn)(struct omp_ws *ws, unsigned nthreads, void *arg);
+
+/* team.c: a parallel region whose first work-sharing region is set up by
+ * setup(arg); with start_only, return after the start (GOMP_1.0 *_start:
+ * the caller runs fn and calls GOMP_parallel_end). */
+OMP_HIDDEN void omp_parallel_ws(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags,
+                                omp_ws_setup_fn setup, void *arg, bool start_only);
+
+#endif

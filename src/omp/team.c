@@ -1,0 +1,621 @@
+/* weft-omp teams: start-up, the state of each OpenMP thread, parallel
+ * regions, the team barrier, the nesting queries, host teams.
+ *
+ * A parallel region of n threads makes a team: the encountering thread
+ * becomes its thread 0 and runs the region's function itself; threads 1 to
+ * n-1 are new ULTs, spread over the streams from the encountering thread's
+ * own onwards. No region ever makes an OS thread, at any nesting level: a
+ * nested team's members are more ULTs on the same streams. The region ends
+ * when every implicit task has returned and every explicit task of the
+ * team is complete (the implicit barrier); thread 0 then joins the ULTs. */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api_internal.h"
+#include "omp_internal.h"
+
+struct omp_global omp_g;
+
+static weft_key g_key;   /* the calling thread's struct omp_thread */
+static int g_streams = 1;
+#define MAX_STREAMS 1024
+static int g_stream_cpu[MAX_STREAMS]; /* with binding: the CPU stream k is bound to, else -1 */
+static bool g_bound;
+
+/* ---------- start-up ---------- */
+
+void omp_fatal(const char *what) { omp_die("%s", what); }
+
+static void free_thread(void *p);
+
+/* At load: the environment, then weft with one stream per CPU the process
+ * may use; the loading thread (the program's initial thread) is the main
+ * ULT of the primary stream. */
+void omp_runtime_init(void)
+{
+    omp_env_init();
+    weft_config cfg;
+    if (weft_config_init(&cfg) != WEFT_OK) omp_fatal("malformed WEFT_* environment variable");
+    /* OpenMP threads run user code that expects a thread's stack:
+     * OMP_STACKSIZE, else WEFT_STACK_SIZE, else what pthreads give. */
+    if (omp_g.stacksize) cfg.stack_size = omp_g.stacksize;
+    else if (!getenv("WEFT_STACK_SIZE")) cfg.stack_size = (size_t)8 << 20;
+    if (cfg.stack_size > ((size_t)1 << 30)) cfg.stack_size = (size_t)1 << 30;
+    if (omp_g.wait_policy == 1) cfg.wait_policy = WEFT_WAIT_ACTIVE;
+    else if (omp_g.wait_policy == 0) cfg.wait_policy = WEFT_WAIT_PASSIVE;
+    if (!weft_initialized() && weft_init(&cfg) != WEFT_OK) omp_fatal("could not start the weft runtime");
+    if (weft_key_create(free_thread, &g_key) != WEFT_OK) omp_fatal("out of memory");
+    weft_xstream_count(&g_streams);
+}
+
+/* With a proc_bind policy in force and places defined, OpenMP threads run
+ * within their places: each stream is bound to one CPU, stream 0 (the
+ * initial thread's) to the first CPU of place 0, the others to the CPUs of
+ * the places in order; a thread's ULT goes to a stream whose CPU is in its
+ * place (stream_for). */
+static void bind_streams(void)
+{
+    for (int k = 0; k < MAX_STREAMS; k++) g_stream_cpu[k] = -1;
+    if (omp_g.num_places <= 0 || omp_g.icv0.bind == OMP_BIND_FALSE) return;
+    int k = 0;
+    for (int p = 0; p < omp_g.num_places && k < g_streams && k < MAX_STREAMS; p++)
+        for (int j = 0; j < omp_g.place_nprocs[p] && k < g_streams && k < MAX_STREAMS; j++) {
+            int cpu = omp_g.place_procs[p][j], dup = 0;
+            for (int q = 0; q < k; q++) dup |= g_stream_cpu[q] == cpu;
+            weft_xstream xs;
+            if (dup || weft_xstream_get(k, &xs) != WEFT_OK || weft_xstream_set_cpubind(xs, cpu) != WEFT_OK)
+                continue;
+            g_stream_cpu[k++] = cpu;
+        }
+    g_bound = k > 0;
+}
+
+static bool place_has(int place, int cpu)
+{
+    for (int j = 0; j < omp_g.place_nprocs[place]; j++)
+        if (omp_g.place_procs[place][j] == cpu) return true;
+    return false;
+}
+
+/* The stream for thread i of a team whose thread 0 runs on stream `first`. */
+static int stream_for(int place, unsigned i, int first)
+{
+    if (g_bound && place >= 0 && place < omp_g.num_places)
+        for (int k = 0; k < g_streams; k++) {
+            int s = (int)((unsigned)first + i + (unsigned)k) % g_streams;
+            if (s < MAX_STREAMS && g_stream_cpu[s] >= 0 && place_has(place, g_stream_cpu[s])) return s;
+        }
+    return (int)(((unsigned)first + i) % (unsigned)g_streams);
+}
+
+__attribute__((constructor)) static void omp_at_load(void)
+{
+    omp_runtime_init();
+    bind_streams();
+}
+
+/* ---------- thread state ---------- */
+
+static struct omp_team *team_alloc(unsigned n)
+{
+    size_t size = (sizeof(struct omp_team) + OMP_CACHE_LINE - 1) & ~(size_t)(OMP_CACHE_LINE - 1);
+    struct omp_team *t = aligned_alloc(OMP_CACHE_LINE, size);
+    struct omp_thread **threads = malloc(n * sizeof *threads);
+    if (!t || !threads) omp_fatal("out of memory allocating a team");
+    memset(t, 0, sizeof *t);
+    t->nthreads = n;
+    t->threads = threads;
+    omp_ws_team_init(t);
+    return t;
+}
+
+static struct omp_thread *thread_new(void)
+{
+    size_t size = (sizeof(struct omp_thread) + OMP_CACHE_LINE - 1) & ~(size_t)(OMP_CACHE_LINE - 1);
+    struct omp_thread *thr = aligned_alloc(OMP_CACHE_LINE, size);
+    if (!thr) omp_fatal("out of memory allocating a thread");
+    memset(thr, 0, sizeof *thr);
+    thr->num_teams = 1;
+    thr->place = -1;
+    thr->part_n = omp_g.num_places;
+    return thr;
+}
+
+/* An initial thread: the program's own threads, and target regions run on
+ * the host. Its team is a team of one at level 0 (where work-sharing
+ * constructs outside any parallel region find their state). */
+static struct omp_thread *initial_new(unsigned thread_limit)
+{
+    struct omp_thread *thr = thread_new();
+    if (omp_g.num_places > 0) thr->place = 0; /* as libgomp: the first place, all places its partition */
+    struct omp_team *t = team_alloc(1);
+    t->threads[0] = thr;
+    thr->team = t;
+    struct omp_task *task = &thr->implicit;
+    memset(task, 0, sizeof *task);
+    task->icv = omp_g.icv0;
+    if (thread_limit) task->icv.thread_limit = thread_limit;
+    task->team = t;
+    atomic_store_explicit(&task->refs, 1, memory_order_relaxed);
+    thr->task = task;
+    return thr;
+}
+
+static void team_dissolve(struct omp_team *t);
+
+static void initial_free(struct omp_thread *thr)
+{
+    if (thr->hot) team_dissolve(thr->hot);
+    struct omp_team *t = thr->team;
+    omp_ws_team_fini(t);
+    free(t->threads);
+    free(t);
+    free(thr);
+}
+
+static void free_thread(void *p) { initial_free(p); }
+
+static __attribute__((noinline)) struct omp_thread *self_new(void)
+{
+    struct omp_thread *thr = initial_new(0);
+    if (weft_key_set(g_key, thr) != WEFT_OK) omp_fatal("out of memory");
+    return thr;
+}
+
+struct omp_thread *omp_self(void)
+{
+    void *v = NULL;
+    weft_key_get(g_key, &v);
+    return omp_likely(v != NULL) ? v : self_new();
+}
+
+/* ---------- events ---------- */
+
+void omp_team_event(struct omp_team *t)
+{
+    atomic_fetch_add_explicit(&t->event, 1, memory_order_release);
+    omp_wake(&t->event);
+}
+
+/* ---------- parallel regions ---------- */
+
+static unsigned resolve_nthreads(struct omp_thread *thr, unsigned specified)
+{
+    struct omp_icv *icv = &thr->task->icv;
+    unsigned active = thr->team ? thr->team->active_level : 0;
+    if (specified == 1) return 1;
+    if (active >= (unsigned)icv->max_active_levels) return 1;
+    unsigned n = specified ? specified : icv->nthreads;
+    if (icv->dyn && n > (unsigned)omp_g.num_procs) n = (unsigned)omp_g.num_procs;
+    if (n > icv->thread_limit) n = icv->thread_limit;
+    return n ? n : 1;
+}
+
+/* Where thread i of a team sits among the places (for the affinity
+ * queries; weft's streams do the running). */
+static void place_threads(struct omp_team *t, struct omp_thread *enc, int bind)
+{
+    int np = omp_g.num_places;
+    for (unsigned i = 0; i < t->nthreads; i++) {
+        struct omp_thread *thr = t->threads[i];
+        if (bind == OMP_BIND_FALSE || np <= 0) {
+            thr->place = -1;
+            thr->part_lo = 0;
+            thr->part_n = np;
+            continue;
+        }
+        int lo = enc->part_n > 0 ? enc->part_lo : 0, n = enc->part_n > 0 ? enc->part_n : np;
+        int home = enc->place >= 0 ? enc->place : lo;
+        if (bind == OMP_BIND_PRIMARY) {
+            thr->place = home;
+            thr->part_lo = lo;
+            thr->part_n = n;
+        } else if (bind == OMP_BIND_SPREAD && t->nthreads <= (unsigned)n) {
+            int size = n / (int)t->nthreads, extra = n % (int)t->nthreads;
+            int first = (int)i * size + ((int)i < extra ? (int)i : extra);
+            thr->part_lo = lo + (home - lo + first) % n;
+            thr->part_n = size + ((int)i < extra);
+            thr->place = thr->part_lo;
+        } else { /* close, true, or spread over fewer places than threads */
+            thr->place = lo + (home - lo + (int)((unsigned long)i * (unsigned long)n / t->nthreads) % n) % n;
+            if (bind == OMP_BIND_CLOSE || bind == OMP_BIND_TRUE) {
+                thr->place = lo + (home - lo + (int)(i % (unsigned)n)) % n;
+                thr->part_lo = lo;
+                thr->part_n = n;
+            } else {
+                thr->part_lo = thr->place;
+                thr->part_n = 1;
+            }
+        }
+    }
+}
+
+/* (Re)initialise team `t` for a region that `enc` encounters. Its workers
+ * are idle (or not made yet): nothing else touches it. */
+static void team_prepare(struct omp_team *t, struct omp_thread *enc, void (*fn)(void *), void *data,
+                         int bind_clause)
+{
+    unsigned n = t->nthreads;
+    t->parent = enc->team;
+    t->parent_num = enc->num;
+    t->level = (enc->team ? enc->team->level : 0) + 1;
+    t->active_level = (enc->team ? enc->team->active_level : 0) + (n > 1);
+    t->fn = fn;
+    t->data = data;
+    atomic_store_explicit(&t->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->cancelled, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->ws_cancelled, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->bar_arrived, 0, memory_order_relaxed);
+    omp_ws_team_reset(t);
+    struct omp_icv *picv = &enc->task->icv;
+    int bind = bind_clause ? bind_clause : picv->bind;
+    for (unsigned i = 0; i < n; i++) {
+        struct omp_thread *thr = t->threads[i];
+        thr->team = t;
+        thr->num = i;
+        thr->ws_count = 0;
+        thr->ws = NULL;
+        thr->static_trip = 0;
+        thr->chunk_lo = thr->chunk_hi = 0;
+        thr->team_num = enc->team_num;
+        thr->num_teams = enc->num_teams;
+        thr->saved = i ? NULL : enc;
+        omp_task_init_implicit(&thr->implicit, enc->task, t);
+        struct omp_icv *icv = &thr->implicit.icv;
+        if (t->level < (unsigned)omp_g.nthreads_list_len) icv->nthreads = omp_g.nthreads_list[t->level];
+        if (t->level < (unsigned)omp_g.bind_list_len) icv->bind = omp_g.bind_list[t->level];
+        thr->task = &thr->implicit;
+    }
+    place_threads(t, enc, bind);
+}
+
+/* Every implicit task of the team has returned and every explicit task is
+ * complete; tasks still queued are run meanwhile. */
+static void region_finish(struct omp_thread *thr)
+{
+    struct omp_team *t = thr->team;
+    atomic_fetch_add_explicit(&t->done, 1, memory_order_acq_rel);
+    omp_team_event(t);
+    for (;;) {
+        if (atomic_load_explicit(&t->done, memory_order_acquire) == t->nthreads &&
+            atomic_load_explicit(&t->pending, memory_order_acquire) == 0)
+            return;
+        if (omp_task_run_one(thr, true)) continue;
+        uint32_t ev = atomic_load_explicit(&t->event, memory_order_acquire);
+        if (atomic_load_explicit(&t->done, memory_order_acquire) == t->nthreads &&
+            atomic_load_explicit(&t->pending, memory_order_acquire) == 0)
+            return;
+        if (atomic_load_explicit(&t->queued, memory_order_acquire) > 0) continue;
+        omp_wait(&t->event, ev);
+    }
+}
+
+static void team_dissolve(struct omp_team *t);
+
+/* A worker of a team: runs the team's regions one after the other. Between
+ * two, it waits (spinning a little, then parked) for the next start; the
+ * team is hot: the next region of the same size from the same thread
+ * reuses it, and starting costs one store and a wake. */
+static void worker_main(void *arg)
+{
+    struct omp_thread *thr = arg;
+    struct omp_team *t = thr->team;
+    if (weft_key_set(g_key, thr) != WEFT_OK) omp_fatal("out of memory");
+    uint32_t gen = atomic_load_explicit(&t->start_gen, memory_order_acquire);
+    if (omp_g.display_affinity) omp_affinity_display_thread(); /* a new team: show where it runs */
+    for (;;) {
+        t->fn(t->data);
+        region_finish(thr);
+        atomic_fetch_add_explicit(&t->idle, 1, memory_order_release);
+        while (atomic_load_explicit(&t->start_gen, memory_order_acquire) == gen) omp_wait(&t->start_gen, gen);
+        gen = atomic_load_explicit(&t->start_gen, memory_order_acquire);
+        if (t->dissolve) break;
+    }
+    if (thr->hot) team_dissolve(thr->hot);
+    weft_key_set(g_key, NULL); /* the team frees the struct, not the key's destructor */
+}
+
+static void wait_idle(struct omp_team *t)
+{
+    while (atomic_load_explicit(&t->idle, memory_order_acquire) != t->nthreads - 1) omp_relax();
+}
+
+/* End the team: its workers leave, and the hot teams below it go too. */
+static void team_dissolve(struct omp_team *t)
+{
+    wait_idle(t);
+    t->dissolve = 1;
+    atomic_fetch_add_explicit(&t->start_gen, 1, memory_order_release);
+    omp_wake(&t->start_gen);
+    for (unsigned i = 1; i < t->nthreads; i++)
+        if (weft_thread_free(&t->units[i - 1]) != WEFT_OK) omp_fatal("could not join a thread of a team");
+    if (t->threads[0]->hot) team_dissolve(t->threads[0]->hot);
+    omp_ws_team_fini(t);
+    for (unsigned i = 0; i < t->nthreads; i++) free(t->threads[i]);
+    free(t->units);
+    free(t->threads);
+    free(t);
+}
+
+/* Start a region of n threads that `enc` encounters: its hot team if it
+ * has one of that size, else a new one (threads 1 to n-1 new ULTs, spread
+ * over the streams from enc's own onwards). With `setup`, the team's
+ * first work-sharing region is set up and entered by every thread before
+ * any runs (combined constructs). The caller continues as thread 0. */
+static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, void (*fn)(void *), void *data,
+                                     int bind_clause, omp_ws_setup_fn setup, void *arg)
+{
+    struct omp_team *t = enc->hot;
+    /* Bound threads stay on their streams: a team placed otherwise is not reused. */
+    int bind = bind_clause ? bind_clause : enc->task->icv.bind;
+    bool reuse = t && t->nthreads == n && (!g_bound || t->bind == bind);
+    if (reuse) {
+        wait_idle(t);
+        atomic_store_explicit(&t->idle, 0, memory_order_relaxed);
+    } else {
+        if (t) team_dissolve(t);
+        t = team_alloc(n);
+        for (unsigned i = 0; i < n; i++) t->threads[i] = thread_new();
+        if (n > 1 && !(t->units = malloc((n - 1) * sizeof *t->units))) omp_fatal("out of memory starting a team");
+        enc->hot = t;
+    }
+    t->bind = bind;
+    team_prepare(t, enc, fn, data, bind_clause);
+    if (setup) {
+        struct omp_ws *ws = &t->ws[0];
+        setup(ws, n, arg);
+        atomic_store_explicit(&ws->state, 2, memory_order_relaxed);
+        for (unsigned i = 0; i < n; i++) {
+            t->threads[i]->ws_count = 1;
+            t->threads[i]->ws = ws;
+        }
+    }
+    if (reuse) {
+        atomic_fetch_add_explicit(&t->start_gen, 1, memory_order_release);
+        omp_wake(&t->start_gen);
+    } else if (n > 1) {
+        int first = 0;
+        weft_xstream xs;
+        if (weft_xstream_self(&xs) == WEFT_OK) weft_xstream_rank(xs, &first);
+        for (unsigned i = 1; i < n; i++) {
+            weft_xstream to;
+            int rc = weft_xstream_get(stream_for(t->threads[i]->place, i, first), &to);
+            if (rc == WEFT_OK) rc = weft_thread_create_to(to, worker_main, t->threads[i], NULL, &t->units[i - 1]);
+            if (rc != WEFT_OK) omp_fatal("could not start a thread of a team");
+        }
+    }
+    if (weft_key_set(g_key, t->threads[0]) != WEFT_OK) omp_fatal("out of memory");
+    if (!reuse && omp_g.display_affinity) omp_affinity_display_thread();
+    return t;
+}
+
+/* Thread 0 at the end of the region: the implicit barrier, then it is the
+ * encountering thread again. The workers stay, idle, for the next region. */
+static void region_end(struct omp_thread *thr)
+{
+    region_finish(thr);
+    weft_key_set(g_key, thr->saved);
+}
+
+OMP_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
+{
+    struct omp_thread *enc = omp_self();
+    struct omp_team *t = region_begin(enc, resolve_nthreads(enc, num_threads), fn, data, (int)(flags & 7), NULL, NULL);
+    fn(data);
+    region_end(t->threads[0]);
+}
+
+void omp_parallel_ws(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags, omp_ws_setup_fn setup,
+                     void *arg, bool start_only)
+{
+    struct omp_thread *enc = omp_self();
+    struct omp_team *t = region_begin(enc, resolve_nthreads(enc, num_threads), fn, data, (int)(flags & 7), setup, arg);
+    if (start_only) return;
+    fn(data);
+    region_end(t->threads[0]);
+}
+
+/* The GOMP_1.0 pair: the caller runs fn(data) itself in between. */
+OMP_EXPORT void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)
+{
+    struct omp_thread *enc = omp_self();
+    region_begin(enc, resolve_nthreads(enc, num_threads), fn, data, 0, NULL, NULL);
+}
+
+OMP_EXPORT void GOMP_parallel_end(void)
+{
+    struct omp_thread *thr = omp_self();
+    if (thr->team && thr->team->level > 0 && thr->num == 0 && thr->saved) region_end(thr);
+}
+
+/* ---------- the team barrier ---------- */
+
+/* Wait for every thread of the team; explicit tasks of the team are run
+ * meanwhile and are all complete when it returns. With `cancellable`,
+ * returns true (at once) if the region was cancelled. */
+bool omp_team_barrier(struct omp_thread *thr, bool cancellable)
+{
+    struct omp_team *t = thr->team;
+    if (!t) return false;
+    if (cancellable && atomic_load_explicit(&t->cancelled, memory_order_acquire)) return true;
+    if (t->nthreads == 1) {
+        while (atomic_load_explicit(&t->pending, memory_order_acquire) > 0) {
+            if (omp_task_run_one(thr, true)) continue;
+            uint32_t ev = atomic_load_explicit(&t->event, memory_order_acquire);
+            if (atomic_load_explicit(&t->pending, memory_order_acquire) == 0) break;
+            omp_wait(&t->event, ev);
+        }
+        return cancellable && atomic_load_explicit(&t->cancelled, memory_order_acquire);
+    }
+    uint32_t gen = atomic_load_explicit(&t->bar_gen, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&t->bar_arrived, 1, memory_order_acq_rel) + 1 == t->nthreads) {
+        /* The last one in: the team's tasks complete before anyone leaves. */
+        while (atomic_load_explicit(&t->pending, memory_order_acquire) > 0) {
+            if (omp_task_run_one(thr, true)) continue;
+            uint32_t ev = atomic_load_explicit(&t->event, memory_order_acquire);
+            if (atomic_load_explicit(&t->pending, memory_order_acquire) == 0) break;
+            if (atomic_load_explicit(&t->queued, memory_order_acquire) > 0) continue;
+            omp_wait(&t->event, ev);
+        }
+        atomic_store_explicit(&t->bar_arrived, 0, memory_order_relaxed);
+        atomic_store_explicit(&t->ws_cancelled, 0, memory_order_relaxed); /* the cancelled construct is over */
+        atomic_store_explicit(&t->bar_gen, gen + 1, memory_order_release);
+        omp_team_event(t);
+    } else {
+        for (;;) {
+            if (atomic_load_explicit(&t->bar_gen, memory_order_acquire) != gen) break;
+            if (cancellable && atomic_load_explicit(&t->cancelled, memory_order_acquire)) return true;
+            if (omp_task_run_one(thr, true)) continue;
+            uint32_t ev = atomic_load_explicit(&t->event, memory_order_acquire);
+            if (atomic_load_explicit(&t->bar_gen, memory_order_acquire) != gen) break;
+            if (atomic_load_explicit(&t->queued, memory_order_acquire) > 0) continue;
+            omp_wait(&t->event, ev);
+        }
+    }
+    return cancellable && atomic_load_explicit(&t->cancelled, memory_order_acquire);
+}
+
+OMP_EXPORT void GOMP_barrier(void) { omp_team_barrier(omp_self(), false); }
+
+OMP_EXPORT bool GOMP_barrier_cancel(void) { return omp_team_barrier(omp_self(), true); }
+
+/* ---------- queries (omp.h) ---------- */
+
+OMP_EXPORT int omp_get_thread_num(void)
+{
+    struct omp_thread *thr = omp_self();
+    return thr->team ? (int)thr->num : 0;
+}
+
+OMP_EXPORT int omp_get_num_threads(void)
+{
+    struct omp_thread *thr = omp_self();
+    return thr->team ? (int)thr->team->nthreads : 1;
+}
+
+OMP_EXPORT int omp_in_parallel(void)
+{
+    struct omp_thread *thr = omp_self();
+    return thr->team && thr->team->active_level > 0;
+}
+
+OMP_EXPORT int omp_get_level(void)
+{
+    struct omp_thread *thr = omp_self();
+    return thr->team ? (int)thr->team->level : 0;
+}
+
+OMP_EXPORT int omp_get_active_level(void)
+{
+    struct omp_thread *thr = omp_self();
+    return thr->team ? (int)thr->team->active_level : 0;
+}
+
+/* The team at nesting level `level` of the calling thread, with the
+ * number the thread's ancestor has in it; NULL at level 0. */
+static struct omp_team *team_at(struct omp_thread *thr, int level, unsigned *num)
+{
+    struct omp_team *t = thr->team;
+    unsigned n = thr->num;
+    while (t && (int)t->level > level) {
+        n = t->parent_num;
+        t = t->parent;
+    }
+    *num = n;
+    return t;
+}
+
+OMP_EXPORT int omp_get_ancestor_thread_num(int level)
+{
+    struct omp_thread *thr = omp_self();
+    int cur = thr->team ? (int)thr->team->level : 0;
+    if (level < 0 || level > cur) return -1;
+    if (level == 0) return 0;
+    unsigned num;
+    team_at(thr, level, &num);
+    return (int)num;
+}
+
+OMP_EXPORT int omp_get_team_size(int level)
+{
+    struct omp_thread *thr = omp_self();
+    int cur = thr->team ? (int)thr->team->level : 0;
+    if (level < 0 || level > cur) return -1;
+    if (level == 0) return 1;
+    unsigned num;
+    struct omp_team *t = team_at(thr, level, &num);
+    return t ? (int)t->nthreads : 1;
+}
+
+OMP_EXPORT int omp_get_team_num(void) { return omp_self()->team_num; }
+
+OMP_EXPORT int omp_get_num_teams(void)
+{
+    int n = omp_self()->num_teams;
+    return n > 0 ? n : 1;
+}
+
+/* ---------- teams on the host ---------- */
+
+/* The league runs one team after the other on the encountering thread, as
+ * libgomp does on the host: each team's initial thread is that thread with
+ * its team number set. */
+OMP_EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams, unsigned thread_limit,
+                               unsigned flags)
+{
+    (void)flags;
+    struct omp_thread *thr = omp_self();
+    struct omp_icv saved_icv = thr->task->icv;
+    int saved_num = thr->team_num, saved_n = thr->num_teams;
+    if (thread_limit) thr->task->icv.thread_limit = thread_limit;
+    else if (omp_g.teams_thread_limit) thr->task->icv.thread_limit = (unsigned)omp_g.teams_thread_limit;
+    if (num_teams == 0) num_teams = omp_g.nteams > 0 ? (unsigned)omp_g.nteams : 3;
+    thr->num_teams = (int)num_teams;
+    for (unsigned i = 0; i < num_teams; i++) {
+        thr->team_num = (int)i;
+        fn(data);
+    }
+    thr->team_num = saved_num;
+    thr->num_teams = saved_n;
+    thr->task->icv = saved_icv;
+}
+
+/* `teams` nested in a target region run on the host: a loop that calls
+ * this once per team (first: the first call). */
+OMP_EXPORT bool GOMP_teams4(unsigned num_teams_low, unsigned num_teams_high, unsigned thread_limit, bool first)
+{
+    struct omp_thread *thr = omp_self();
+    if (first) {
+        if (thread_limit) thr->task->icv.thread_limit = thread_limit;
+        (void)num_teams_high; /* the host makes the fewest the construct allows */
+        unsigned n = num_teams_low ? num_teams_low : 1;
+        thr->num_teams = (int)n;
+        thr->team_num = 0;
+        return true;
+    }
+    if (++thr->team_num >= thr->num_teams) {
+        thr->team_num = 0;
+        thr->num_teams = 1;
+        return false;
+    }
+    return true;
+}
+
+/* ---------- a new initial thread (target regions on the host) ---------- */
+
+void omp_run_initial(void (*fn)(void *), void *data, unsigned thread_limit, int team_num, int num_teams)
+{
+    struct omp_thread *old = omp_self();
+    struct omp_thread *thr = initial_new(thread_limit);
+    thr->team_num = team_num;
+    thr->num_teams = num_teams;
+    thr->place = old->place;
+    if (weft_key_set(g_key, thr) != WEFT_OK) omp_fatal("out of memory");
+    fn(data);
+    weft_key_set(g_key, old);
+    initial_free(thr);
+}

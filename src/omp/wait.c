@@ -1,0 +1,94 @@
+/* Waiting without holding a stream: a futex over any 32-bit word, for
+ * ULTs and plain threads alike, and the word lock built on it.
+ *
+ * A waiter first checks the word omp_g.spin times, yielding its stream
+ * to other ULTs between checks (team members multiplexed on one stream
+ * must get to run: [LWT-PM] section 4), then parks on a weft condition of
+ * a bucket hashed from the word's address. A waker changes the word, then
+ * wakes the bucket only if someone parks there. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+
+#include "omp_internal.h"
+
+#define BUCKETS 256
+
+struct bucket {
+    _Atomic int parked;
+    weft_mutex m;
+    weft_cond c;
+} __attribute__((aligned(OMP_CACHE_LINE)));
+
+static struct bucket g_buckets[BUCKETS];
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void buckets_init(void)
+{
+    for (int i = 0; i < BUCKETS; i++) {
+        if (weft_mutex_create(NULL, &g_buckets[i].m) != WEFT_OK || weft_cond_create(&g_buckets[i].c) != WEFT_OK)
+            omp_fatal("out of memory at start");
+    }
+}
+
+static inline struct bucket *bucket_of(const void *w)
+{
+    uintptr_t a = (uintptr_t)w;
+    return &g_buckets[((a >> 2) ^ (a >> 11)) % BUCKETS];
+}
+
+void omp_relax(void)
+{
+    if (weft_yield() != WEFT_OK) sched_yield();
+}
+
+void omp_wait(_Atomic uint32_t *w, uint32_t val)
+{
+    for (long i = omp_g.spin; i > 0; i--) {
+        if (atomic_load_explicit(w, memory_order_acquire) != val) return;
+        omp_relax();
+    }
+    pthread_once(&g_once, buckets_init);
+    struct bucket *b = bucket_of(w);
+    weft_mutex_lock(b->m);
+    atomic_fetch_add(&b->parked, 1); /* seq_cst: seen by a waker that changed *w before reading parked */
+    while (atomic_load(w) == val) weft_cond_wait(b->c, b->m);
+    atomic_fetch_sub(&b->parked, 1);
+    weft_mutex_unlock(b->m);
+}
+
+void omp_wake(_Atomic uint32_t *w)
+{
+    struct bucket *b = bucket_of(w);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!atomic_load(&b->parked)) return;
+    weft_mutex_lock(b->m);
+    weft_cond_broadcast(b->c);
+    weft_mutex_unlock(b->m);
+}
+
+/* ---------- the word lock ---------- */
+
+bool omp_word_trylock(_Atomic uint32_t *w)
+{
+    uint32_t z = 0;
+    return atomic_compare_exchange_strong_explicit(w, &z, 1, memory_order_acquire, memory_order_relaxed);
+}
+
+void omp_word_lock(_Atomic uint32_t *w)
+{
+    uint32_t z = 0;
+    if (omp_likely(atomic_compare_exchange_strong_explicit(w, &z, 1, memory_order_acquire, memory_order_relaxed)))
+        return;
+    /* Contended: mark it (2) and wait until it is let go. */
+    for (;;) {
+        uint32_t v = atomic_exchange_explicit(w, 2, memory_order_acquire);
+        if (v == 0) return;
+        omp_wait(w, 2);
+    }
+}
+
+void omp_word_unlock(_Atomic uint32_t *w)
+{
+    if (atomic_exchange_explicit(w, 0, memory_order_release) == 2) omp_wake(w);
+}

@@ -1,0 +1,161 @@
+/* target: device constructs with host fallback (no offload device).
+ *  - omp_get_num_devices() == 0, omp_is_initial_device() == 1,
+ *    omp_get_initial_device() == omp_get_device_num() ==
+ *    omp_get_num_devices() (OpenMP 5.1: the host's device number);
+ *  - target with map(to / from / tofrom) computes on the data and returns
+ *    it (GOMP_target_ext); inside, omp_is_initial_device() is 1;
+ *  - target data / target enter data / target exit data / target update
+ *    (GOMP_target_data_ext, GOMP_target_end_data,
+ *    GOMP_target_enter_exit_data, GOMP_target_update_ext);
+ *  - target teams num_teams(3) (GOMP_teams4 inside the target region);
+ *  - target teams distribute parallel for reduction;
+ *  - target nowait + taskwait (the target region is a deferred task);
+ *  - declare target functions and variables;
+ *  - omp_target_alloc / omp_target_free / omp_target_memcpy /
+ *    omp_target_memcpy_rect / omp_target_is_present on the initial device
+ *    work on host memory; omp_target_memcpy_rect(NULL, NULL, ...) reports
+ *    at least 3 supported dimensions; omp_target_associate_ptr on the host
+ *    device fails (non-zero).
+ */
+#include "omp_check.h"
+
+#pragma omp declare target
+static int dev_counter = 5;
+static int square(int x)
+{
+    return x * x;
+}
+#pragma omp end declare target
+
+int main(void)
+{
+    int host = omp_get_initial_device();
+    CHECK_EQ(omp_get_num_devices(), 0);
+    CHECK_EQ(omp_is_initial_device(), 1);
+    CHECK_EQ(host, omp_get_num_devices());
+    CHECK_EQ(omp_get_device_num(), host);
+
+    enum { N = 256 };
+    int in[N], out[N], io[N];
+    for (int i = 0; i < N; i++) {
+        in[i] = i;
+        out[i] = -1;
+        io[i] = 2 * i;
+    }
+    int on_host = 0, devnum = -1;
+#pragma omp target map(to : in) map(from : out) map(tofrom : io) map(from : on_host, devnum)
+    {
+        on_host = omp_is_initial_device();
+        devnum = omp_get_device_num();
+        for (int i = 0; i < N; i++) {
+            out[i] = square(in[i]);
+            io[i] += 1;
+        }
+        dev_counter += 10;
+    }
+    CHECK_EQ(on_host, 1);
+    CHECK_EQ(devnum, host);
+    for (int i = 0; i < N; i++) {
+        CHECK_EQ(out[i], i * i);
+        CHECK_EQ(io[i], 2 * i + 1);
+    }
+#pragma omp target update from(dev_counter)
+    CHECK_EQ(dev_counter, 15);
+
+    /* data environments */
+    int a[N];
+    for (int i = 0; i < N; i++)
+        a[i] = i;
+#pragma omp target data map(tofrom : a)
+    {
+#pragma omp target
+        for (int i = 0; i < N; i++)
+            a[i] *= 3;
+#pragma omp target update from(a)
+        CHECK_EQ(a[10], 30);
+        a[0] = 1000;
+#pragma omp target update to(a)
+#pragma omp target
+        a[0] += 1;
+    }
+    CHECK_EQ(a[0], 1001);
+    CHECK_EQ(a[N - 1], 3 * (N - 1));
+
+    double *b = malloc(N * sizeof *b);
+    CHECK(b != NULL);
+    for (int i = 0; i < N; i++)
+        b[i] = i * 0.5;
+#pragma omp target enter data map(to : b[0 : N])
+#pragma omp target map(alloc : b[0 : N])
+    for (int i = 0; i < N; i++)
+        b[i] += 1.0;
+#pragma omp target exit data map(from : b[0 : N])
+    for (int i = 0; i < N; i++)
+        CHECK(b[i] == i * 0.5 + 1.0);
+    free(b);
+
+    /* target teams */
+    int tseen[8] = {0}, tn = 0;
+#pragma omp target teams num_teams(3) map(tofrom : tseen, tn)
+    {
+        tseen[omp_get_team_num()]++;
+        if (omp_get_team_num() == 0)
+            tn = omp_get_num_teams();
+    }
+    CHECK_EQ(tn, 3); /* OpenMP 5.1: no lower bound given = upper bound */
+    for (int t = 0; t < tn; t++)
+        CHECK_EQ(tseen[t], 1);
+    long sum = 0;
+#pragma omp target teams distribute parallel for reduction(+ : sum) map(tofrom : sum)
+    for (int i = 0; i < 1000; i++)
+        sum += square(i % 10);
+    CHECK_EQ(sum, 100L * (0 + 1 + 4 + 9 + 16 + 25 + 36 + 49 + 64 + 81));
+
+    /* nowait */
+    int late = 0;
+#pragma omp parallel
+#pragma omp single
+    {
+#pragma omp target nowait map(tofrom : late)
+        {
+            tiny_delay(10000);
+            late = 7;
+        }
+#pragma omp taskwait
+        CHECK_EQ(late, 7);
+    }
+
+    /* device memory routines on the host device */
+    int *p = omp_target_alloc(N * sizeof(int), host);
+    CHECK(p != NULL);
+    CHECK(omp_target_is_present(in, host));
+    CHECK_EQ(omp_target_memcpy(p, in, N * sizeof(int), 0, 0, host, host), 0);
+    for (int i = 0; i < N; i++)
+        CHECK_EQ(p[i], i);
+    int back[8];
+    CHECK_EQ(omp_target_memcpy(back, p, 8 * sizeof(int), 0, 16 * sizeof(int), host, host), 0);
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ(back[i], 16 + i);
+    omp_target_free(p, host);
+
+    /* 2-D rectangle: copy src[2..4][3..6] into dst[1..3][0..3] */
+    int src[6][8], dst[5][5];
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 8; j++)
+            src[i][j] = i * 100 + j;
+    memset(dst, 0, sizeof dst);
+    size_t vol[2] = {3, 4}, doff[2] = {1, 0}, soff[2] = {2, 3};
+    size_t ddim[2] = {5, 5}, sdim[2] = {6, 8};
+    CHECK_EQ(omp_target_memcpy_rect(dst, src, sizeof(int), 2, vol, doff, soff, ddim, sdim, host,
+                                    host),
+             0);
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 5; j++) {
+            int want = (i >= 1 && i < 4 && j < 4) ? (i - 1 + 2) * 100 + (j + 3) : 0;
+            CHECKF(dst[i][j] == want, "rect dst[%d][%d] = %d, want %d", i, j, dst[i][j], want);
+        }
+    CHECK(omp_target_memcpy_rect(NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, host, host) >= 3);
+    int q = 0;
+    CHECK(omp_target_associate_ptr(&q, &q, sizeof q, 0, host) != 0);
+    return 0;
+}
