@@ -58,8 +58,18 @@ if cmake --install build/test-release --prefix "$prefix" >build/test-install.log
    cc examples/hello.c -o build/test-consumer/hello_pc \
       $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs weft) \
       -Wl,-rpath,"$prefix/lib" >>build/test-install.log 2>&1 &&
-   build/test-consumer/hello_pc >>build/test-install.log 2>&1; then
-  echo "install: find_package(weft) and pkg-config consumers built and ran"
+   build/test-consumer/hello_pc >>build/test-install.log 2>&1 &&
+   { [ ! -e "$prefix/bin/weft-omp" ] || {
+       # weft-omp: the launcher, and a program linked through its pkg-config module
+       printf '#include <omp.h>\nint main(void){int n=0;\n#pragma omp parallel num_threads(3) reduction(+:n)\nn++;\nreturn n!=3;}\n' \
+         >build/test-consumer/omp.c &&
+       gcc -fopenmp build/test-consumer/omp.c -o build/test-consumer/omp_sys &&
+       "$prefix/bin/weft-omp" build/test-consumer/omp_sys &&
+       gcc build/test-consumer/omp.c -o build/test-consumer/omp_pc \
+         $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs weft-omp) &&
+       build/test-consumer/omp_pc &&
+       ldd build/test-consumer/omp_pc | grep -q "lib/weft/libgomp.so.1"; } } >>build/test-install.log 2>&1; then
+  echo "install: find_package(weft) and pkg-config consumers built and ran; weft-omp launcher and pkg-config module work"
   passed=$((passed + 1))
 else
   cat build/test-install.log; failed=$((failed + 1)); failures+=("install")

@@ -12,7 +12,7 @@ program f_critical
   integer, volatile :: sink
 
   c1 = 0; c2 = 0; c3 = 0; ai = 0; ad = 0d0; nthr = 0
-  !$omp parallel private(r, tmp, k) shared(c1, c2, c3, ai, ad, nthr)
+  !$omp parallel private(r, tmp, k, sink) shared(c1, c2, c3, ai, ad, nthr)
   !$omp single
   nthr = omp_get_num_threads()
   !$omp end single

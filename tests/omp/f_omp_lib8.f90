@@ -62,7 +62,7 @@ program f_omp_lib8
   !$omp parallel num_threads(2) reduction(+:bad)
   block
     integer :: lvl
-    !$omp parallel num_threads(2) reduction(+:bad)
+    !$omp parallel num_threads(2) reduction(+:bad) private(lvl)
     lvl = 2
     if (omp_get_team_size(lvl) /= 2) bad = bad + 1
     lvl = 1

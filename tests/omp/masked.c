@@ -8,6 +8,10 @@
  */
 #include "omp_check.h"
 
+/* The counters are updated atomically only so that the compiler keeps
+ * each update inside its block: gcc otherwise carries all four across the
+ * loop in registers and stores every one from every thread, a race of the
+ * program that ThreadSanitizer rightly reports. */
 int main(void)
 {
     int nthr = 0, m0 = 0, m1 = 0, m2 = 0, mm = 0, who0 = -1, who1 = -1, who2 = -1, whom = -1;
@@ -19,23 +23,23 @@ int main(void)
         for (int r = 0; r < 10; r++) {
 #pragma omp master
             {
-                m0++;
-                who0 = omp_get_thread_num();
+                __atomic_fetch_add(&m0, 1, __ATOMIC_RELAXED);
+                __atomic_store_n(&who0, omp_get_thread_num(), __ATOMIC_RELAXED);
             }
 #pragma omp masked
             {
-                mm++;
-                whom = omp_get_thread_num();
+                __atomic_fetch_add(&mm, 1, __ATOMIC_RELAXED);
+                __atomic_store_n(&whom, omp_get_thread_num(), __ATOMIC_RELAXED);
             }
 #pragma omp masked filter(1)
             {
-                m1++;
-                who1 = omp_get_thread_num();
+                __atomic_fetch_add(&m1, 1, __ATOMIC_RELAXED);
+                __atomic_store_n(&who1, omp_get_thread_num(), __ATOMIC_RELAXED);
             }
 #pragma omp masked filter(filt)
             {
-                m2++;
-                who2 = omp_get_thread_num();
+                __atomic_fetch_add(&m2, 1, __ATOMIC_RELAXED);
+                __atomic_store_n(&who2, omp_get_thread_num(), __ATOMIC_RELAXED);
             }
         }
 #pragma omp barrier

@@ -29,9 +29,9 @@ static void check_seq(const char *what, int n, long first, long step)
                first + k * step);
 }
 
-static volatile int sink;
 static void work(long i)
 {
+    volatile int sink = 0; /* local: the delay itself races with nothing */
     /* uneven unordered work so that threads race to the ordered region */
     for (int k = 0; k < (int)((i * 7919) % 37) * 20; k++)
         sink += k;

@@ -105,7 +105,7 @@ build_one() { # build_one SRC: compile into $build, log in $build/NAME.log
     esac
     flags=$(directive "$src" BUILD-FLAGS | tr '\n' ' ')
     # shellcheck disable=SC2086
-    if ! (cd "$build" && $cc -fopenmp -O2 -I"$here" $flags -o "$out.tmp" "$src") >"$build/$name.log" 2>&1; then
+    if ! (cd "$build" && $cc -fopenmp -O2 -I"$here" $flags ${OMP_TEST_CFLAGS:-} -o "$out.tmp" "$src") >"$build/$name.log" 2>&1; then
         rm -f "$out.tmp"
         return 1
     fi
