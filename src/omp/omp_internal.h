@@ -155,8 +155,24 @@ struct omp_thread {
 OMP_HIDDEN void omp_runtime_init(void);
 /* Print "libgomp: <what>" and exit, as libgomp does when it cannot go on. */
 OMP_HIDDEN __attribute__((noreturn)) void omp_fatal(const char *what);
-/* The calling thread's state; made on first use for a plain thread. */
-OMP_HIDDEN struct omp_thread *omp_self(void);
+/* The calling thread's state; made on first use for a plain thread.
+ *
+ * The weft key (team.c) is where it lives; omp_tls_self caches it for the
+ * OS thread, for the OpenMP thread running there now. That is sound
+ * because an OpenMP thread's ULT never leaves its stream (private pools,
+ * the main ULT bound), and because every call of weft that may switch to
+ * another ULT is made through wait.c or team.c, which put the cache back
+ * when the caller resumes (omp_self_keep / omp_self_restore). */
+extern __thread struct omp_thread *omp_tls_self OMP_HIDDEN __attribute__((tls_model("initial-exec")));
+OMP_HIDDEN struct omp_thread *omp_self_slow(void);
+static inline struct omp_thread *omp_self(void)
+{
+    struct omp_thread *t = omp_tls_self;
+    return omp_likely(t != NULL) ? t : omp_self_slow();
+}
+/* Around a call that may switch ULTs. */
+static inline struct omp_thread *omp_self_keep(void) { return omp_tls_self; }
+static inline void omp_self_restore(struct omp_thread *t) { omp_tls_self = t; }
 /* The calling thread's current ICVs (its current task's). */
 static inline struct omp_icv *omp_icv(void) { return &omp_self()->task->icv; }
 

@@ -159,18 +159,26 @@ static void initial_free(struct omp_thread *thr)
 
 static void free_thread(void *p) { initial_free(p); }
 
-static __attribute__((noinline)) struct omp_thread *self_new(void)
+__thread struct omp_thread *omp_tls_self;
+
+/* The calling thread (ULT or OS thread) is `thr` from now on. */
+static void self_set(struct omp_thread *thr)
 {
-    struct omp_thread *thr = initial_new(0);
     if (weft_key_set(g_key, thr) != WEFT_OK) omp_fatal("out of memory");
-    return thr;
+    omp_tls_self = thr;
 }
 
-struct omp_thread *omp_self(void)
+struct omp_thread *omp_self_slow(void)
 {
     void *v = NULL;
     weft_key_get(g_key, &v);
-    return omp_likely(v != NULL) ? v : self_new();
+    struct omp_thread *thr = v;
+    if (!thr) {
+        thr = initial_new(0);
+        if (weft_key_set(g_key, thr) != WEFT_OK) omp_fatal("out of memory");
+    }
+    omp_tls_self = thr;
+    return thr;
 }
 
 /* ---------- events ---------- */
@@ -304,7 +312,7 @@ static void worker_main(void *arg)
 {
     struct omp_thread *thr = arg;
     struct omp_team *t = thr->team;
-    if (weft_key_set(g_key, thr) != WEFT_OK) omp_fatal("out of memory");
+    self_set(thr);
     uint32_t gen = atomic_load_explicit(&t->start_gen, memory_order_acquire);
     if (omp_g.display_affinity) omp_affinity_display_thread(); /* a new team: show where it runs */
     for (;;) {
@@ -317,6 +325,7 @@ static void worker_main(void *arg)
     }
     if (thr->hot) team_dissolve(thr->hot);
     weft_key_set(g_key, NULL); /* the team frees the struct, not the key's destructor */
+    omp_tls_self = NULL;
 }
 
 static void wait_idle(struct omp_team *t)
@@ -331,8 +340,10 @@ static void team_dissolve(struct omp_team *t)
     t->dissolve = 1;
     atomic_fetch_add_explicit(&t->start_gen, 1, memory_order_release);
     omp_wake(&t->start_gen);
+    struct omp_thread *me = omp_self_keep();
     for (unsigned i = 1; i < t->nthreads; i++)
         if (weft_thread_free(&t->units[i - 1]) != WEFT_OK) omp_fatal("could not join a thread of a team");
+    omp_self_restore(me);
     if (t->threads[0]->hot) team_dissolve(t->threads[0]->hot);
     omp_ws_team_fini(t);
     for (unsigned i = 0; i < t->nthreads; i++) free(t->threads[i]);
@@ -378,6 +389,7 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, void (*
         atomic_fetch_add_explicit(&t->start_gen, 1, memory_order_release);
         omp_wake(&t->start_gen);
     } else if (n > 1) {
+        struct omp_thread *me = omp_self_keep();
         int first = 0;
         weft_xstream xs;
         if (weft_xstream_self(&xs) == WEFT_OK) weft_xstream_rank(xs, &first);
@@ -387,8 +399,9 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, void (*
             if (rc == WEFT_OK) rc = weft_thread_create_to(to, worker_main, t->threads[i], NULL, &t->units[i - 1]);
             if (rc != WEFT_OK) omp_fatal("could not start a thread of a team");
         }
+        omp_self_restore(me);
     }
-    if (weft_key_set(g_key, t->threads[0]) != WEFT_OK) omp_fatal("out of memory");
+    self_set(t->threads[0]);
     if (!reuse && omp_g.display_affinity) omp_affinity_display_thread();
     return t;
 }
@@ -398,7 +411,7 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, void (*
 static void region_end(struct omp_thread *thr)
 {
     region_finish(thr);
-    weft_key_set(g_key, thr->saved);
+    self_set(thr->saved);
 }
 
 OMP_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
@@ -614,8 +627,8 @@ void omp_run_initial(void (*fn)(void *), void *data, unsigned thread_limit, int 
     thr->team_num = team_num;
     thr->num_teams = num_teams;
     thr->place = old->place;
-    if (weft_key_set(g_key, thr) != WEFT_OK) omp_fatal("out of memory");
+    self_set(thr);
     fn(data);
-    weft_key_set(g_key, old);
+    self_set(old);
     initial_free(thr);
 }

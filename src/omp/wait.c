@@ -37,9 +37,13 @@ static inline struct bucket *bucket_of(const void *w)
     return &g_buckets[((a >> 2) ^ (a >> 11)) % BUCKETS];
 }
 
+/* Each of these may switch to another ULT of the stream: the OpenMP
+ * thread cache is put back when the caller resumes (omp_internal.h). */
 void omp_relax(void)
 {
+    struct omp_thread *me = omp_self_keep();
     if (weft_yield() != WEFT_OK) sched_yield();
+    omp_self_restore(me);
 }
 
 void omp_wait(_Atomic uint32_t *w, uint32_t val)
@@ -49,12 +53,14 @@ void omp_wait(_Atomic uint32_t *w, uint32_t val)
         omp_relax();
     }
     pthread_once(&g_once, buckets_init);
+    struct omp_thread *me = omp_self_keep();
     struct bucket *b = bucket_of(w);
     weft_mutex_lock(b->m);
     atomic_fetch_add(&b->parked, 1); /* seq_cst: seen by a waker that changed *w before reading parked */
     while (atomic_load(w) == val) weft_cond_wait(b->c, b->m);
     atomic_fetch_sub(&b->parked, 1);
     weft_mutex_unlock(b->m);
+    omp_self_restore(me);
 }
 
 void omp_wake(_Atomic uint32_t *w)
@@ -62,9 +68,11 @@ void omp_wake(_Atomic uint32_t *w)
     struct bucket *b = bucket_of(w);
     atomic_thread_fence(memory_order_seq_cst);
     if (!atomic_load(&b->parked)) return;
+    struct omp_thread *me = omp_self_keep();
     weft_mutex_lock(b->m);
     weft_cond_broadcast(b->c);
     weft_mutex_unlock(b->m);
+    omp_self_restore(me);
 }
 
 /* ---------- the word lock ---------- */
