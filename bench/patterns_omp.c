@@ -2,18 +2,17 @@
  * source, two programs: built by gcc (libgomp, runtime "gomp") and by clang
  * (LLVM's libomp, runtime "llvm-omp"). Threads = the team size. The
  * environment (wait policy, nesting, binding) is set by bench/run.py, as
- * an OpenMP user would set it for each pattern. */
+ * an OpenMP user would set it for each pattern. The gcc program also runs
+ * on weft-omp (LD_LIBRARY_PATH, --runtime=weft-omp; bench/bench_omp.h). */
 #define _GNU_SOURCE
 #define PATTERNS_MAIN
 #include "patterns.h"
 
 #include <omp.h>
 
-#ifndef OMP_RUNTIME
-#define OMP_RUNTIME "gomp"
-#endif
+#include "bench_omp.h"
 
-static const char *name(void) { return OMP_RUNTIME; }
+static const char *name(void) { return bench_omp_runtime; }
 
 static void init(int threads)
 {
@@ -108,8 +107,8 @@ static double create_join_per_stream(int reps)
     return sum / pat_threads;
 }
 
-const struct pat_runtime pat_rt = {name, NULL, NULL, init, fini, create_join, for_loop, tasks_single,
-                                   tasks_parallel, nested_for, create_join_per_stream,
+const struct pat_runtime pat_rt = {name, bench_omp_lib_field, bench_omp_arg, init, fini, create_join, for_loop,
+                                   tasks_single, tasks_parallel, nested_for, create_join_per_stream,
                                    /* yield: OpenMP has no yield between tasks (taskyield may only run
                                       another task on top of the caller, or nothing) */
                                    NULL};

@@ -6,15 +6,13 @@
  *   barrier            `#pragma omp barrier` in a team of s; time per round
  * OpenMP has no blocking condition or eventual (eventual_pingpong) and no
  * way to hand work to one sleeping thread (wake_latency). The team binding
- * and wait policy come from the environment (bench/run.py sets them). */
+ * and wait policy come from the environment (bench/run.py sets them). The
+ * gcc program also runs on weft-omp (--runtime=weft-omp, bench_omp.h). */
 #define _GNU_SOURCE
 #include <omp.h>
 
 #include "bench_common.h"
-
-#ifndef OMP_RUNTIME
-#define OMP_RUNTIME "gomp"
-#endif
+#include "bench_omp.h"
 
 #define UNC_OPS 1000000
 #define CONT_OPS 200000 /* increments in all, per run (as bench_sync.c) */
@@ -61,17 +59,20 @@ int main(int argc, char **argv)
 {
     int runs = bench_quick(argc, argv) ? 5 : 15, maxs = bench_streams(argc, argv);
     double v[64];
+    for (int i = 1; i < argc; i++) bench_omp_arg(argv[i]);
+    char lock[4400]; /* the label, and the library */
+    snprintf(lock, sizeof lock, "\"label\": \"%s (omp_lock_t)\", %s", bench_omp_runtime, bench_omp_lib_field());
     omp_set_dynamic(0);
     omp_init_lock(&g_lock);
     BENCH_MEASURE(v, runs, UNC_OPS, uncontended());
-    bench_report("mutex_uncontended", OMP_RUNTIME, 1, "\"label\": \"" OMP_RUNTIME " (omp_lock_t)\"", v, runs);
+    bench_report("mutex_uncontended", bench_omp_runtime, 1, lock, v, runs);
     for (int s = 1; s <= maxs; s *= 2) {
         BENCH_MEASURE(v, runs, CONT_OPS, contended(s));
-        bench_report("mutex_contended", OMP_RUNTIME, s, "\"label\": \"" OMP_RUNTIME " (omp_lock_t)\"", v, runs);
+        bench_report("mutex_contended", bench_omp_runtime, s, lock, v, runs);
     }
     for (int s = 2; s <= maxs; s *= 2) {
         BENCH_MEASURE(v, runs, BAR_ROUNDS, barrier(s));
-        bench_report("barrier", OMP_RUNTIME, s, NULL, v, runs);
+        bench_report("barrier", bench_omp_runtime, s, bench_omp_lib_field(), v, runs);
     }
     omp_destroy_lock(&g_lock);
     return 0;

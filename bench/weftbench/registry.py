@@ -3,9 +3,10 @@ experiments, the peers, and the targets the report checks.
 
 Adding a benchmark program is one `Program` entry in PROGRAMS; adding a
 runtime to the patterns of [Threading-HPC] is one `PatternRuntime` entry in
-PATTERN_RUNTIMES (and a colour in COLORS, or it is drawn black). Numbers
-here are requirements (targets) and run parameters, never measurements:
-measured prose lives in bench/notes/.
+PATTERN_RUNTIMES (and a colour in COLORS, or it is drawn black); to the
+EPCC-style OpenMP constructs, one in EPCC_RUNTIMES. Numbers here are
+requirements (targets) and run parameters, never measurements: measured
+prose lives in bench/notes/.
 """
 from collections import namedtuple
 from dataclasses import dataclass, field
@@ -14,17 +15,29 @@ from dataclasses import dataclass, field
 PEER_MISSING = "its peer's packages are missing"
 
 
+# weft-omp: this project's libgomp.so.1 (src/omp), relative to the build
+# directory. A program built by gcc -fopenmp against the system's libgomp
+# runs on it when its directory comes first on LD_LIBRARY_PATH: the gomp
+# programs measure both runtimes, the same binary in the same run.
+WEFT_OMP_LIB = "omp/libgomp.so.1"
+WEFT_OMP_MISSING = "weft-omp was not built (WEFT_BUILD_OMP=OFF)"
+
+
 @dataclass(frozen=True)
 class Program:
     """A program of <build>/bench/ that prints its points itself (one JSON
     line each, bench/bench_common.h). It runs once, with --streams=N,
     --quick when quick, then `args`, in the environment plus `env`. When it
-    was not built, its `runtimes` are reported absent because `missing`."""
+    was not built, its `runtimes` are reported absent because `missing`.
+    `lib`: a library of the build directory (WEFT_OMP_LIB) whose directory
+    goes first on LD_LIBRARY_PATH; the runner checks that every point
+    says it ran on it (its "lib" field, bench/bench_omp.h)."""
     name: str
     runtimes: tuple
     args: tuple = ()
     env: dict = field(default_factory=dict)
     missing: str = PEER_MISSING
+    lib: str = ""
 
 
 OMP_BIND = {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
@@ -50,6 +63,7 @@ PROGRAMS = [
     # then each peer's own primitives (those it has).
     Program("bench_sync", ("weft-ult (sync)", "pthreads (sync)")),
     Program("sync_gomp", ("gomp (sync)",), env=OMP_BIND),
+    Program("sync_gomp", ("weft-omp (sync)",), ("--runtime=weft-omp",), env=OMP_BIND, lib=WEFT_OMP_LIB),
     Program("sync_llvm_omp", ("llvm-omp (sync)",), env=OMP_BIND),
     Program("sync_tbb", ("tbb (sync)",)),
     Program("sync_go", ("go (sync)",)),
@@ -63,11 +77,13 @@ RENAMED = {"create_join": "create_join_per_stream"}
 class PatternRuntime:
     """A runtime of the patterns (bench/patterns.h): `program` runs one point
     per process, with --exp=, --threads=, --runs= and `args`. `elsewhere`:
-    experiments another program measures for this runtime."""
+    experiments another program measures for this runtime. `lib`: as
+    Program.lib."""
     label: str
     program: str
     args: tuple = ()
     elsewhere: frozenset = frozenset()
+    lib: str = ""
 
 
 # The patterns of [Threading-HPC] (bench/patterns.h) and the per-stream
@@ -84,6 +100,7 @@ PATTERN_RUNTIMES = [
     PatternRuntime("glt-pthreads", "bench_glt_pthreads"),
     PatternRuntime("pthreads", "patterns_pthreads"),
     PatternRuntime("gomp", "patterns_gomp"),
+    PatternRuntime("weft-omp", "patterns_gomp", ("--runtime=weft-omp",), lib=WEFT_OMP_LIB),
     PatternRuntime("llvm-omp", "patterns_llvm_omp"),
     PatternRuntime("tbb", "patterns_tbb"),
     PatternRuntime("go", "patterns_go"),
@@ -97,13 +114,31 @@ PATTERN_ROUNDS_QUICK = (1, 3)
 # Seconds one pattern point may take before the suite gives up.
 POINT_TIMEOUT_S = 900
 
-# OpenMP set as its users set it for each pattern ([Threading-HPC] did the same).
+# OpenMP set as its users set it for each pattern ([Threading-HPC] did the same),
+# the same for every OpenMP runtime.
+OMP_RUNTIMES = {"gomp", "llvm-omp", "weft-omp"}
 OMP_TASK_EXPS = {"tasks_single", "tasks_parallel", "create_join_per_stream"}
+
+# The EPCC-style overheads of OpenMP's constructs (bench/epcc_omp.c): one
+# process per runtime and thread count (OMP_NUM_THREADS), every construct
+# in it; OpenMP binding as for the patterns. Runs per point: (rounds
+# interleaved across the runtimes, runs per round), full and --quick.
+EPCC_CONSTRUCTS = ["parallel", "for", "parallel_for", "barrier", "single", "critical", "lock", "ordered", "atomic",
+                   "reduction"]
+EPCC_EXPS = ["epcc_" + c for c in EPCC_CONSTRUCTS]
+EPCC_RUNTIMES = [
+    PatternRuntime("gomp", "epcc_gomp"),
+    PatternRuntime("weft-omp", "epcc_gomp", ("--runtime=weft-omp",), lib=WEFT_OMP_LIB),
+    PatternRuntime("llvm-omp", "epcc_llvm_omp"),
+]
+EPCC_ROUNDS = (3, 7)
+EPCC_ROUNDS_QUICK = (1, 5)
 
 # Why a runtime does not express an experiment (its program says "absent").
 NOT_EXPRESSED = {
     "gomp": "OpenMP has no yield between tasks: `taskyield` may only run another task on top of the caller, or nothing",
     "llvm-omp": "as gomp",
+    "weft-omp": "as gomp (the same program)",
     "tbb": "TBB tasks cannot yield to each other",
 }
 # Debian packages of each peer: its version in the report, its absence explained.
@@ -118,7 +153,7 @@ SYNC = ["mutex_uncontended", "mutex_contended", "eventual_pingpong", "barrier", 
 
 # Experiments shown as tables only (no plot of their own).
 TABLE_ONLY = {"feature_cost", "stack_touch", "second_stream", "yield_to_pair", "create_join_cold",
-              "glt_cost_ult", "glt_cost_tasklet"}
+              "glt_cost_ult", "glt_cost_tasklet"} | set(EPCC_EXPS)
 
 # Experiments of the summary, in the papers' order.
 SUMMARY_EXPS = PATTERN_EXPS + ["yield_to"] + SYNC
@@ -146,6 +181,21 @@ COLD_TARGET_RATIO = 1.5
 # A call through glt.h against the native weft call.
 GLT_COST_TARGET_RATIO = 1.05
 
+# Targets of the weft-omp issue: weft-omp's time against a peer's, as a
+# ratio (weft-omp <= ratio x peer), for each experiment and thread count.
+# `against`: a runtime's label, or BEST_PEER (the fastest runtime that is
+# not weft's, at that experiment and thread count: TBB, Go, pthreads, ...).
+BEST_PEER = "best peer"
+OmpTarget = namedtuple("OmpTarget", "experiments threads against ratio")
+WEFT_OMP_TARGETS = [
+    OmpTarget(tuple(EPCC_EXPS), (2,), "gomp", 1.0),
+    OmpTarget(tuple(EPCC_EXPS), (4, 8), "gomp", 0.2),
+    OmpTarget(tuple(EPCC_EXPS), (4, 8), "llvm-omp", 0.5),
+    OmpTarget(("nested_for_1000", "nested_for_100"), tuple(THREADS), BEST_PEER, 0.5),
+    OmpTarget(("tasks_single", "tasks_parallel"), (1,), "gomp", 1.0),
+    OmpTarget(("tasks_single", "tasks_parallel"), (2,), BEST_PEER, 1.0),
+]
+
 # Measurement builds of the feature-cost table: build name -> (feature, what
 # the build leaves out).
 FEATURE_BUILDS = {
@@ -159,5 +209,6 @@ COLORS = {
     "weft-ult (private)": "#08519c", "weft-ult (shared)": "#4292c6", "weft-ult (stealing)": "#9ecae1",
     "weft-tasklet (private)": "#006d2c", "weft-tasklet (shared)": "#41ab5d", "weft-tasklet (stealing)": "#a1d99b",
     "weft-ult": "#08519c", "weft-glt": "#6a51a3", "glt-pthreads": "#bcbddc", "pthreads": "#636363",
+    "weft-omp": "#54278f",
     "gomp": "#e6550d", "llvm-omp": "#fd8d3c", "tbb": "#d62728", "go": "#17becf", "boost-context": "#8c564b",
 }

@@ -7,8 +7,9 @@ from . import notes
 from .paths import ROOT, out_dirs
 from .plots import existing, have_matplotlib, plot
 from .points import find, fmt, label
-from .registry import (COLD_TARGET_RATIO, FEATURE_BUILDS, GLT_COST_TARGET_RATIO, NOT_EXPRESSED,
-                       SECOND_STREAM_TARGET_PCT, SUMMARY_EXPS, SYNC, TARGETS, UNIT_KINDS, WAKE_TARGET_NS,
+from .registry import (BEST_PEER, COLD_TARGET_RATIO, EPCC_CONSTRUCTS, EPCC_ROUNDS, EPCC_ROUNDS_QUICK,
+                       EPCC_RUNTIMES, FEATURE_BUILDS, GLT_COST_TARGET_RATIO, NOT_EXPRESSED, SECOND_STREAM_TARGET_PCT,
+                       SUMMARY_EXPS, SYNC, TARGETS, UNIT_KINDS, WAKE_TARGET_NS, WEFT_OMP_TARGETS,
                        YIELD_TO_BOOST_TARGET)
 
 NOT_MEASURED = "Not measured yet: latest.json has no such points"
@@ -33,7 +34,8 @@ def summary_rows(res):
 
 def summary_section(res, m):
     out = ["## Summary\n"]
-    out.append("For each experiment and thread count: weft's best time (any unit kind, pool set-up or API), the "
+    out.append("For each experiment and thread count: weft's best time (any unit kind, pool set-up or API, "
+               "weft-omp included), the "
                "best peer's time measured in the same run, and peer / weft (above 1: weft is faster). This machine "
                "has %d cores (%s of them usable at once when measured, see Machine): above that, threads "
                "share cores. Rows where a peer is faster are marked **peer "
@@ -71,6 +73,100 @@ def behind_section(res):
     for exp in SUMMARY_EXPS:
         if any(r[0] == exp for r in rows) and exp in why:
             out.append(f"- **{exp}**: {why[exp].cite()}")
+    out.append("")
+    return out
+
+
+def is_weft(r):
+    return r["runtime"].startswith("weft")
+
+
+def peer_point(res, exp, th, against):
+    """The point weft-omp is compared with: `against`'s, or with BEST_PEER
+    the fastest point of a runtime that is not weft's; None if not measured."""
+    rows = [r for r in res if r["experiment"] == exp and r["threads"] == th]
+    if against == BEST_PEER:
+        peers = [r for r in rows if not is_weft(r)]
+        return min(peers, key=lambda r: r["median"]) if peers else None
+    peers = [r for r in rows if r["runtime"] == against]
+    return peers[0] if peers else None
+
+
+def weft_omp_point(res, exp, th):
+    rows = find(res, exp, runtime="weft-omp", threads=th)
+    return rows[0] if rows else None
+
+
+def ratio_cell(w, p):
+    """weft-omp / peer, where the peer's median is positive (EPCC overheads
+    may come out at or below zero, within the noise)."""
+    if p["median"] > 0:
+        return f"{w['median'] / p['median']:.2f}x"
+    return "n/a (peer's median <= 0)"
+
+
+def epcc_section(res, quick):
+    rows = [r for r in res if r["experiment"].startswith("epcc_")]
+    out = ["## OpenMP constructs (EPCC)\n"]
+    rounds, runs = EPCC_ROUNDS_QUICK if quick else EPCC_ROUNDS
+    out.append("The overhead of each OpenMP construct in the manner of the EPCC OpenMP microbenchmarks (J. M. Bull; "
+               "bench/epcc_omp.c, written from their description): the construct around a delay of about 0.1 us, "
+               "executed many times in a loop, minus the same delays without the construct, per execution of the "
+               "construct (see Experiments for each construct's test and reference). One process per runtime and "
+               f"team size (`OMP_NUM_THREADS`), {rounds * runs} runs per point in {rounds} round(s) interleaved across "
+               "the runtimes, a run lasting about 1 ms (0.5 ms with `--quick`); ns, median [min .. max] over the "
+               "runs. gomp and weft-omp are the same gcc binary (weft-omp: its `libgomp.so.1` first on "
+               "`LD_LIBRARY_PATH`), llvm-omp the same source built by clang. 4 and 8 threads oversubscribe this "
+               "machine's cores. Ratios: weft-omp's median over the best peer's (the faster of gomp and llvm-omp) "
+               "and over gomp's; below 1, weft-omp is faster. Targets: [above](#targets-of-weft-omp).\n")
+    if not rows:
+        return out + [NOT_MEASURED + " (epcc_gomp, epcc_llvm_omp).\n"]
+    labs = [pr.label for pr in EPCC_RUNTIMES]
+    out.append("| construct | threads | " + " | ".join(labs) + " | weft-omp / best peer | weft-omp / gomp |")
+    out.append("|---|---|" + "---|" * len(labs) + "---|---|")
+    for c in EPCC_CONSTRUCTS:
+        exp = "epcc_" + c
+        for th in sorted({r["threads"] for r in rows if r["experiment"] == exp}):
+            cells = []
+            for lab in labs:
+                p = find(res, exp, runtime=lab, threads=th)
+                cells.append(f"{fmt(p[0]['median'])} [{fmt(p[0]['min'])} .. {fmt(p[0]['max'])}]" if p else "")
+            w, best, gomp = (weft_omp_point(res, exp, th), peer_point(res, exp, th, BEST_PEER),
+                             peer_point(res, exp, th, "gomp"))
+            rb = f"{ratio_cell(w, best)} ({label(best)})" if w and best else ""
+            rg = ratio_cell(w, gomp) if w and gomp else ""
+            out.append(f"| {c} | {th} | " + " | ".join(cells) + f" | {rb} | {rg} |")
+    out.append("")
+    return out
+
+
+def weft_omp_targets_section(res):
+    """Every target of WEFT_OMP_TARGETS at every experiment and thread
+    count: met when weft-omp's median <= ratio x the peer's median."""
+    out = ["## Targets of weft-omp\n",
+           "weft-omp's median against a peer's, same experiment, thread count and run: the OpenMP constructs "
+           "([EPCC](#openmp-constructs-epcc)) and the patterns. *best peer*: the fastest runtime that is not "
+           "weft's at that point (gomp, llvm-omp, TBB, Go, pthreads, GLT over pthreads). Met when weft-omp <= "
+           "target x peer.\n",
+           "| experiment | threads | target | weft-omp | peer | weft-omp / peer | met |",
+           "|---|---|---|---|---|---|---|"]
+    any_row = False
+    for t in WEFT_OMP_TARGETS:
+        for exp in t.experiments:
+            for th in t.threads:
+                w, p = weft_omp_point(res, exp, th), peer_point(res, exp, th, t.against)
+                goal = f"<= {t.ratio:.1f}x {t.against}"
+                if not w or not p:
+                    missing = "weft-omp" if not w else t.against
+                    out.append(f"| {exp} | {th} | {goal} | | | | not measured ({missing} has no point) |")
+                    continue
+                any_row = True
+                ok = w["median"] <= t.ratio * p["median"]
+                out.append(f"| {exp} | {th} | {goal} | {fmt(w['median'])} {w['unit']} | {fmt(p['median'])} "
+                           f"{p['unit']} ({label(p)}) | {ratio_cell(w, p)} | {'met' if ok else '**not met**'} |")
+    if not any_row:
+        out.append("")
+        out.append(NOT_MEASURED + " for weft-omp.")
     out.append("")
     return out
 
@@ -243,11 +339,12 @@ def sync_section(res):
         return []
     out = ["## Synchronisation and idle streams\n",
            "Each weft primitive against the pthreads one in the same process (bench_sync.c), then each peer's "
-           "own primitive where it has one, same run: OpenMP's `omp_lock_t` and `barrier` (sync_omp.c, gomp and "
-           "llvm-omp), TBB's `tbb::mutex` (sync_tbb.cpp), Go's `sync.Mutex`, channels and a parked goroutine "
-           "(sync.go). TBB has no barrier, condition or eventual; OpenMP no condition or eventual; Go no "
-           "barrier. Threads are bound one per CPU when they fit, for every runtime (Go cannot bind). A "
-           "blocked ULT leaves its stream to other work; a blocked thread leaves its core to the kernel.\n",
+           "own primitive where it has one, same run: OpenMP's `omp_lock_t` and `barrier` (sync_omp.c, gomp, "
+           "weft-omp on the same gcc binary, and llvm-omp), TBB's `tbb::mutex` (sync_tbb.cpp), Go's "
+           "`sync.Mutex`, channels and a parked goroutine (sync.go). TBB has no barrier, condition or "
+           "eventual; OpenMP no condition or eventual; Go no barrier. Threads are bound one per CPU when they "
+           "fit, for every runtime (Go cannot bind). A blocked ULT leaves its stream to other work; a blocked "
+           "thread leaves its core to the kernel.\n",
            "| experiment | streams / threads | runtime | median | [min .. max] |", "|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda r: (SYNC.index(r["experiment"]), r["threads"],
                                          not r["runtime"].startswith("weft"))):
@@ -387,6 +484,16 @@ def experiments_section(doc):
                "repetition by repetition, in one runtime; nothing is freed until the last repetition has been "
                "timed, so no descriptor is reused.")
     out.append("- **glt_cost_ult**, **glt_cost_tasklet**: see \"What the GLT layer costs\".")
+    out.append("- **epcc_*construct***: see \"OpenMP constructs (EPCC)\"; n threads, a delay of about 0.1 us. "
+               "*parallel*: `parallel { delay }`; *for*: in one region, `for` over n iterations (one per thread) "
+               "of delay; *parallel_for*: `parallel for` over n iterations of delay; *barrier*: in one region, "
+               "delay then `barrier`; *single*: in one region, `single { delay }` (its closing barrier included); "
+               "*critical*: in one region, each thread reps/n times `critical { delay }`; *lock*: the same "
+               "between `omp_set_lock` and `omp_unset_lock`; *ordered*: `parallel for ordered schedule(static,1)` "
+               "whose iterations run `ordered { delay }`; reference of all these: the delay alone, on one thread, "
+               "per execution. *atomic*: each thread reps/n times `atomic` `a += b` on one shared double, against "
+               "the same update not atomic on one thread; *reduction*: `parallel reduction(+:a) { delay; a += 1 }` "
+               "against `delay; a += 1` on one thread.")
     ne = doc.get("not_expressed", {})
     if ne:
         out.append("")
@@ -414,8 +521,13 @@ def method_section():
                "(as [Threading-HPC]'s taskset), else all of them; inside, every runtime whose workers live across the "
                "pattern binds worker *i* to the *i*-th of those CPUs when there is one CPU per worker. With more "
                "threads than cores nobody binds and the kernel shares the cores.")
-    out.append("- All programs built by CMake in Release mode (-O3): gcc for weft, pthreads and gomp, g++ for TBB and "
-               "Boost, clang for llvm-omp, the go tool for Go.\n")
+    out.append("- EPCC constructs: one process per runtime and thread count, every construct in it; for each "
+               "construct its reference (the same bodies without it, on one thread) timed first, median of the "
+               "runs, then the construct's runs, each minus that reference; the repetitions of a run doubled until "
+               "the fastest of three runs lasts the target time (which warms the team up). Threads and CPUs as for "
+               "the patterns.")
+    out.append("- All programs built by CMake in Release mode (-O3): gcc for weft, pthreads and gomp (whose "
+               "binaries weft-omp runs too), g++ for TBB and Boost, clang for llvm-omp, the go tool for Go.\n")
     out.append("### How each runtime is set up\n")
     out.append("As its users would set it up for each pattern.\n")
     out.append("| runtime | threads are | worker binding (threads <= cores) | settings |")
@@ -429,9 +541,12 @@ def method_section():
                "the CPUs, at every thread count (GLT's placement) | a unit is an OS thread |")
     out.append("| pthreads | OS threads, one per unit and per task | none: a thread lives for one unit; the process "
                "has `threads` CPUs | |")
-    out.append("| gomp, llvm-omp | the team (`num_threads`) | `OMP_PROC_BIND=close OMP_PLACES=cores` (nested loops "
+    out.append("| gomp, weft-omp, llvm-omp | the team (`num_threads`; EPCC: `OMP_NUM_THREADS`) | "
+               "`OMP_PROC_BIND=close OMP_PLACES=cores` (nested loops "
                "too: each inner team spreads from its parent's core) | `OMP_WAIT_POLICY=passive` for the task "
-               "patterns (as [Threading-HPC]); `OMP_MAX_ACTIVE_LEVELS=2` for nested loops |")
+               "patterns (as [Threading-HPC]); `OMP_MAX_ACTIVE_LEVELS=2` for nested loops; EPCC: defaults. "
+               "weft-omp runs the gomp programs (gcc) with its `libgomp.so.1` first on `LD_LIBRARY_PATH`; every "
+               "point names the library it ran on, and the runner checks it; its OpenMP threads are ULTs of weft |")
     out.append("| tbb | a `task_arena` of `threads` slots, `global_control` limit | a `task_scheduler_observer` binds "
                "each thread entering the arena to its slot's CPU | static partitioner where iterations are divided "
                "among threads |")
@@ -469,6 +584,8 @@ def report(doc, absent, pngs, outdir, quick):
     out += summary_section(res, m)
     out += behind_section(res)
     out += targets_section(res)
+    out += weft_omp_targets_section(res)
+    out += epcc_section(res, quick)
     out += scaling_section(res)
     out += cold_section(res)
     out += sync_section(res)

@@ -9,8 +9,9 @@ import sys
 from . import machine as mach
 from .paths import ROOT, out_dirs, rel
 from .points import fmt, label, summarise
-from .registry import (OMP_TASK_EXPS, PATTERN_EXPS, PATTERN_ROUNDS, PATTERN_ROUNDS_QUICK, PATTERN_RUNTIMES,
-                       PEER_MISSING, POINT_TIMEOUT_S, PROGRAMS, RENAMED, THREADS)
+from .registry import (EPCC_EXPS, EPCC_ROUNDS, EPCC_ROUNDS_QUICK, EPCC_RUNTIMES, OMP_RUNTIMES, OMP_TASK_EXPS,
+                       PATTERN_EXPS, PATTERN_ROUNDS, PATTERN_ROUNDS_QUICK, PATTERN_RUNTIMES, PEER_MISSING,
+                       POINT_TIMEOUT_S, PROGRAMS, RENAMED, THREADS, WEFT_OMP_LIB, WEFT_OMP_MISSING)
 
 
 def build(build_dir):
@@ -25,6 +26,37 @@ def not_built(prog, why):
     return f"{prog} was not built ({why})"
 
 
+def lib_missing(build_dir, lib):
+    """Why a runtime whose library is `lib` (Program.lib) cannot run, or None."""
+    if lib and not os.path.exists(os.path.join(build_dir, lib)):
+        return WEFT_OMP_MISSING if lib == WEFT_OMP_LIB else f"{lib} was not built"
+    return None
+
+
+def with_lib(env, build_dir, lib):
+    """`env` (a dict, or None: this process's) with `lib`'s directory first
+    on LD_LIBRARY_PATH."""
+    env = dict(os.environ) if env is None else env
+    if lib:
+        d = os.path.dirname(os.path.join(build_dir, lib))
+        env["LD_LIBRARY_PATH"] = d + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    return env
+
+
+def check_lib(r, build_dir, lib, what):
+    """A point of a runtime that runs on `lib` must say it did (its "lib"
+    field): else the loader found another library and the point would
+    measure the wrong runtime under its name. Nor may a point of another
+    runtime say it ran on weft-omp."""
+    if not lib:  # a peer's point: not on weft-omp by accident (LD_LIBRARY_PATH set by the caller)
+        if "lib" in r and os.path.realpath(r["lib"]) == os.path.realpath(os.path.join(build_dir, WEFT_OMP_LIB)):
+            sys.exit(f"bench: {what} ran on weft-omp's {r['lib']} (LD_LIBRARY_PATH?), not on its own runtime")
+        return
+    want = os.path.realpath(os.path.join(build_dir, lib))
+    if "lib" not in r or os.path.realpath(r["lib"]) != want:
+        sys.exit(f"bench: {what} ran on {r.get('lib', 'an unknown library')}, not on {want}")
+
+
 def run_programs(build_dir, quick, streams):
     """Every program of the registry once. Returns (results, absent runtimes)."""
     results, absent = [], {}
@@ -32,11 +64,14 @@ def run_programs(build_dir, quick, streams):
         args = list(p.args)
         env = dict(os.environ, **p.env) if p.env else None
         path = os.path.join(build_dir, "bench", p.name)
-        if not os.path.exists(path):
+        why = not_built(p.name, p.missing) if not os.path.exists(path) else lib_missing(build_dir, p.lib)
+        if why:
             for rt in p.runtimes:
-                absent[rt] = not_built(p.name, p.missing)
-            print(f"bench: {p.name}: absent", flush=True)
+                absent[rt] = why
+            print(f"bench: {p.name} {' '.join(args)}: absent", flush=True)
             continue
+        if p.lib:
+            env = with_lib(env, build_dir, p.lib)
         cmd = [path, f"--streams={streams}"] + (["--quick"] if quick else []) + args
         print(f"bench: running {' '.join([p.name] + args)}", flush=True)
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
@@ -45,6 +80,7 @@ def run_programs(build_dir, quick, streams):
             if not line.startswith("{"):
                 continue
             r = json.loads(line)
+            check_lib(r, build_dir, p.lib, " ".join([p.name] + args))
             r["experiment"] = RENAMED.get(r["experiment"], r["experiment"])
             results.append(r)
             print(f"  {r['experiment']:<24} {label(r):<24} threads={r['threads']}  "
@@ -58,7 +94,7 @@ def run_programs(build_dir, quick, streams):
 def pattern_env(label, exp, threads, cores):
     """The environment of one point: what a user of that runtime would set."""
     env = dict(os.environ)
-    if label in ("gomp", "llvm-omp"):
+    if label in OMP_RUNTIMES:
         if exp in OMP_TASK_EXPS:
             env["OMP_WAIT_POLICY"] = "passive"  # idle threads leave the task queue to the producer
         if exp.startswith("nested_for"):
@@ -99,13 +135,16 @@ def run_patterns(build_dir, quick, streams):
                 if exp in pr.elsewhere or exp in not_expressed and lab in not_expressed[exp]:
                     continue
                 path = os.path.join(build_dir, "bench", pr.program)
-                if not os.path.exists(path):
-                    absent[lab] = not_built(pr.program, PEER_MISSING)
+                why = not_built(pr.program, PEER_MISSING) if not os.path.exists(path) else \
+                    lib_missing(build_dir, pr.lib)
+                if why:
+                    absent[lab] = why
                     continue
                 for th in ths:
                     cmd = [path, f"--exp={exp}", f"--threads={th}", f"--runs={runs}"] + \
                         (["--quick"] if quick else []) + list(pr.args)
-                    proc = subprocess.run(cmd, env=pattern_env(lab, exp, th, cores), capture_output=True,
+                    env = with_lib(pattern_env(lab, exp, th, cores), build_dir, pr.lib)
+                    proc = subprocess.run(cmd, env=env, capture_output=True,
                                           text=True, timeout=POINT_TIMEOUT_S, preexec_fn=point_cpus(th))
                     if proc.returncode != 0:
                         sys.exit(f"bench: {' '.join(cmd)} failed (exit {proc.returncode}):\n{proc.stderr}")
@@ -113,6 +152,7 @@ def run_patterns(build_dir, quick, streams):
                     if r.get("absent"):
                         not_expressed.setdefault(exp, set()).add(lab)
                         break
+                    check_lib(r, build_dir, pr.lib, " ".join(cmd))
                     if (lab, th) in points:
                         points[(lab, th)]["values"] += r["values"]
                     else:
@@ -127,12 +167,73 @@ def run_patterns(build_dir, quick, streams):
     return results, absent, not_expressed
 
 
+def epcc_env(threads, cores):
+    """An EPCC point's environment: the team size, and OpenMP's binding as
+    the patterns have it (one thread per core when they fit)."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    if threads <= cores:
+        env["OMP_PROC_BIND"] = "close"
+        env["OMP_PLACES"] = "cores"
+    return env
+
+
+def run_epcc(build_dir, quick):
+    """The EPCC-style overheads of OpenMP's constructs: one process per
+    runtime and thread count measures every construct; the full run takes
+    each point's runs in rounds interleaved across the runtimes, as the
+    patterns. Returns (results, absent runtimes)."""
+    results, absent, points = [], {}, {}
+    cores = os.cpu_count() or 1
+    rounds, runs = EPCC_ROUNDS_QUICK if quick else EPCC_ROUNDS
+    print(f"bench: [epcc] {len(EPCC_EXPS)} OpenMP constructs, threads {', '.join(map(str, THREADS))}, "
+          f"{rounds * runs} runs per point", flush=True)
+    for rnd in range(rounds):
+        for pr in EPCC_RUNTIMES:
+            path = os.path.join(build_dir, "bench", pr.program)
+            why = not_built(pr.program, PEER_MISSING) if not os.path.exists(path) else lib_missing(build_dir, pr.lib)
+            if why:
+                absent[f"{pr.label} (epcc)"] = why
+                continue
+            if rounds > 1:
+                print(f"  round {rnd + 1}/{rounds}: {pr.label}", flush=True)
+            for th in THREADS:
+                cmd = [path, f"--runs={runs}"] + (["--quick"] if quick else []) + list(pr.args)
+                proc = subprocess.run(cmd, env=with_lib(epcc_env(th, cores), build_dir, pr.lib), capture_output=True,
+                                      text=True, timeout=POINT_TIMEOUT_S, preexec_fn=point_cpus(th))
+                if proc.returncode != 0:
+                    sys.exit(f"bench: OMP_NUM_THREADS={th} {' '.join(cmd)} failed (exit {proc.returncode}):\n"
+                             f"{proc.stderr}")
+                for line in proc.stdout.splitlines():
+                    if not line.startswith("{"):
+                        continue
+                    r = json.loads(line)
+                    check_lib(r, build_dir, pr.lib, f"OMP_NUM_THREADS={th} {' '.join(cmd)}")
+                    if r["threads"] != th:
+                        sys.exit(f"bench: {' '.join(cmd)} ran {r['threads']} threads, not OMP_NUM_THREADS={th}")
+                    key = (r["experiment"], pr.label, th)
+                    if key in points:
+                        points[key]["values"] += r["values"]
+                    else:
+                        points[key] = r
+    for exp in EPCC_EXPS:
+        for pr in EPCC_RUNTIMES:
+            rows = [summarise(points[(exp, pr.label, th)]) for th in THREADS if (exp, pr.label, th) in points]
+            results += rows
+            if rows:
+                cells = "   ".join(f"{r['threads']}: {fmt(r['median'])}" for r in rows)
+                print(f"  {exp:<20} {pr.label:<10} {cells}  (ns, median)", flush=True)
+    return results, absent
+
+
 def measure(build_dir, quick, streams):
     """Build, run everything, and return the document latest.json holds."""
     build(build_dir)
     cores = os.cpu_count() or 1
     capacity = [mach.parallel_capacity(cores)]
     results, absent = run_programs(build_dir, quick, streams)
+    eres, eabsent = run_epcc(build_dir, quick)
+    results += eres
+    absent.update(eabsent)
     pres, pabsent, not_expressed = run_patterns(build_dir, quick, streams)
     results += pres
     absent.update(pabsent)
