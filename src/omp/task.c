@@ -49,7 +49,15 @@ void omp_task_init_implicit(struct omp_task *t, struct omp_task *parent, struct 
  * tasks are not freed here: their owners wait for their references. */
 static inline void task_unref(struct omp_task *t)
 {
-    while (t && atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1 && t->is_explicit) {
+    while (t) {
+        long left = atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) - 1;
+        if (!t->is_explicit) {
+            /* An undeferred task waits for its last child record to go
+             * (wait_for on refs): wake it. */
+            if (left == 1 && t->undeferred && t->team) omp_team_event(t->team);
+            return;
+        }
+        if (left) return;
         struct omp_task *p = t->parent;
         free(t);
         t = p;
