@@ -50,11 +50,15 @@ void omp_task_init_implicit(struct omp_task *t, struct omp_task *parent, struct 
 static inline void task_unref(struct omp_task *t)
 {
     while (t) {
+        /* Read before the decrement: an undeferred task's record is on
+         * its owner's stack, gone once the owner sees its count drop. */
+        bool is_explicit = t->is_explicit, undeferred = t->undeferred;
+        struct omp_team *team = t->team;
         long left = atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) - 1;
-        if (!t->is_explicit) {
+        if (!is_explicit) {
             /* An undeferred task waits for its last child record to go
              * (wait_for on refs): wake it. */
-            if (left == 1 && t->undeferred && t->team) omp_team_event(t->team);
+            if (left == 1 && undeferred && team) omp_team_event(team);
             return;
         }
         if (left) return;
