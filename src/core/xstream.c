@@ -6,6 +6,7 @@
  * its private pools are only ever touched by their owner. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -18,6 +19,33 @@
 #include "mem_cache.h"
 #include "pool_ops.h"
 #include "sched_pick.h"
+
+/* ---------- the stream's OS thread ---------- */
+
+static int tls_sum(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_TLS) {
+            size_t align = ph->p_align ? ph->p_align : 1;
+            *(size_t *)arg += (ph->p_memsz + align - 1) / align * align + align;
+        }
+    }
+    return 0;
+}
+
+/* glibc carves a thread's static TLS blocks (every module's thread-local
+ * variables, a threadprivate array of 1 MiB say) and its thread descriptor
+ * out of the stack size it is given: the stream's thread gets the
+ * scheduler's stack on top of them, plus room for the descriptor. */
+static size_t thread_stack_size(void)
+{
+    size_t tls = 0;
+    dl_iterate_phdr(tls_sum, &tls);
+    size_t size = weft_g.sched_stack_size + tls + ((size_t)32 << 10);
+    return (size + weft_g.page_size - 1) & ~(weft_g.page_size - 1);
+}
 
 /* ---------- stopping and idling (the loops are in sched.c) ---------- */
 
@@ -251,7 +279,7 @@ static int xs_create(weft_sched sched, weft_xstream *out)
     pthread_attr_init(&a);
     /* The scheduler, and the tasklets on it, run on the thread's stack:
      * the same size and guard as the primary's scheduler stack. */
-    pthread_attr_setstacksize(&a, weft_g.sched_stack_size);
+    pthread_attr_setstacksize(&a, thread_stack_size());
     pthread_attr_setguardsize(&a, weft_g.guard_size);
     cpu_set_t set;
     if (xs->cpu >= 0) {

@@ -898,6 +898,8 @@ static void display_env(int verbose)
         fprintf(f, "  GOMP_SPINCOUNT = '%llu'\n", disp_spincount);
         /* weft-omp's own: the checks a waiter makes before it parks */
         fprintf(f, "  WEFT_OMP_SPIN = '%ld'\n", omp_g.spin);
+        fprintf(f, "  WEFT_OMP_SHARE_STREAMS = '%s'\n",
+                omp_g.share_streams < 0 ? "AUTO" : omp_g.share_streams ? "TRUE" : "FALSE");
     }
     fputs("OPENMP DISPLAY ENVIRONMENT END\n", f);
     funlockfile(f);
@@ -995,6 +997,11 @@ void omp_env_init(void)
         icv->bind = blist[0];
     }
 
+    {
+        static const char *const share[] = {"auto", "true", "false"};
+        int i = parse_name("WEFT_OMP_SHARE_STREAMS", share, 3, 1);
+        omp_g.share_streams = i == 1 ? 1 : i == 2 ? 0 : -1;
+    }
     {
         static const char *const pol[] = {"passive", "active"};
         int i = parse_name("OMP_WAIT_POLICY", pol, 2, 1);

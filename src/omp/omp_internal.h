@@ -78,6 +78,7 @@ struct omp_global {
     int nteams;                     /* nteams-var (OMP_NUM_TEAMS), 0: not set */
     int teams_thread_limit;         /* teams-thread-limit-var, 0: not set */
     int target_offload;             /* 0 default, 1 mandatory, 2 disabled */
+    int share_streams;              /* WEFT_OMP_SHARE_STREAMS: -1 auto, 0 false, 1 true (streams.c) */
     int num_procs;                  /* CPUs the process may use */
     int num_places;                 /* place-partition-var of the initial thread */
     int **place_procs;              /* [num_places][place_nprocs[i]]: OS CPU ids */
@@ -88,6 +89,25 @@ extern struct omp_global omp_g OMP_HIDDEN;
 /* env.c: fill omp_g from the environment (libgomp's names, values,
  * warnings and defaults). Called once, by omp_runtime_init. */
 OMP_HIDDEN void omp_env_init(void);
+
+/* ---------- streams (streams.c) ---------- */
+
+/* After weft starts: binding to places, and whether OpenMP threads share
+ * streams (WEFT_OMP_SHARE_STREAMS). */
+OMP_HIDDEN void omp_streams_init(const weft_config *cfg);
+/* Are the streams bound to the CPUs of the places? */
+OMP_HIDDEN bool omp_streams_bound(void);
+/* Does every live OpenMP thread have a stream of its own? */
+OMP_HIDDEN bool omp_streams_own(void);
+/* The rank of the stream for thread i of a new team in `place` (-1: none)
+ * whose thread 0 runs on stream `first`; with own streams the thread holds
+ * it until omp_stream_release. */
+OMP_HIDDEN int omp_stream_pick(int place, unsigned i, int first);
+OMP_HIDDEN void omp_stream_release(int rank);
+/* Own streams, more of them held than the process has CPUs: the OS
+ * multiplexes them, and a waiter that spins keeps a CPU from the thread
+ * it waits for (wait.c spins less, as libgomp throttles its spin count). */
+extern _Atomic bool omp_streams_crowded OMP_HIDDEN;
 
 /* ---------- waiting ---------- */
 
@@ -150,6 +170,7 @@ struct omp_thread {
     int place, part_lo, part_n;     /* place and place partition (affinity.c) */
     struct omp_thread *saved;       /* thread 0 of a team: the encountering thread's state */
     struct omp_team *hot;           /* the team of its last parallel region, kept for the next */
+    int stream;                     /* a worker: the rank of the stream its ULT runs on */
 };
 
 OMP_HIDDEN void omp_runtime_init(void);

@@ -3,9 +3,11 @@
  *
  * A parallel region of n threads makes a team: the encountering thread
  * becomes its thread 0 and runs the region's function itself; threads 1 to
- * n-1 are new ULTs, spread over the streams from the encountering thread's
- * own onwards. No region ever makes an OS thread, at any nesting level: a
- * nested team's members are more ULTs on the same streams. The region ends
+ * n-1 are new ULTs, on the streams streams.c picks: by default spread over
+ * them from the encountering thread's own onwards, so that no region makes
+ * an OS thread at any nesting level (a nested team's members are more ULTs
+ * on the same streams); for programs with thread-local variables of their
+ * own, one stream per OpenMP thread. The region ends
  * when every implicit task has returned and every explicit task of the
  * team is complete (the implicit barrier); thread 0 then joins the ULTs. */
 #define _GNU_SOURCE
@@ -21,10 +23,6 @@
 struct omp_global omp_g;
 
 static weft_key g_key;   /* the calling thread's struct omp_thread */
-static int g_streams = 1;
-#define MAX_STREAMS 1024
-static int g_stream_cpu[MAX_STREAMS]; /* with binding: the CPU stream k is bound to, else -1 */
-static bool g_bound;
 
 /* ---------- start-up ---------- */
 
@@ -49,53 +47,12 @@ void omp_runtime_init(void)
     else if (omp_g.wait_policy == 0) cfg.wait_policy = WEFT_WAIT_PASSIVE;
     if (!weft_initialized() && weft_init(&cfg) != WEFT_OK) omp_fatal("could not start the weft runtime");
     if (weft_key_create(free_thread, &g_key) != WEFT_OK) omp_fatal("out of memory");
-    weft_xstream_count(&g_streams);
-}
-
-/* With a proc_bind policy in force and places defined, OpenMP threads run
- * within their places: each stream is bound to one CPU, stream 0 (the
- * initial thread's) to the first CPU of place 0, the others to the CPUs of
- * the places in order; a thread's ULT goes to a stream whose CPU is in its
- * place (stream_for). */
-static void bind_streams(void)
-{
-    for (int k = 0; k < MAX_STREAMS; k++) g_stream_cpu[k] = -1;
-    if (omp_g.num_places <= 0 || omp_g.icv0.bind == OMP_BIND_FALSE) return;
-    int k = 0;
-    for (int p = 0; p < omp_g.num_places && k < g_streams && k < MAX_STREAMS; p++)
-        for (int j = 0; j < omp_g.place_nprocs[p] && k < g_streams && k < MAX_STREAMS; j++) {
-            int cpu = omp_g.place_procs[p][j], dup = 0;
-            for (int q = 0; q < k; q++) dup |= g_stream_cpu[q] == cpu;
-            weft_xstream xs;
-            if (dup || weft_xstream_get(k, &xs) != WEFT_OK || weft_xstream_set_cpubind(xs, cpu) != WEFT_OK)
-                continue;
-            g_stream_cpu[k++] = cpu;
-        }
-    g_bound = k > 0;
-}
-
-static bool place_has(int place, int cpu)
-{
-    for (int j = 0; j < omp_g.place_nprocs[place]; j++)
-        if (omp_g.place_procs[place][j] == cpu) return true;
-    return false;
-}
-
-/* The stream for thread i of a team whose thread 0 runs on stream `first`. */
-static int stream_for(int place, unsigned i, int first)
-{
-    if (g_bound && place >= 0 && place < omp_g.num_places)
-        for (int k = 0; k < g_streams; k++) {
-            int s = (int)((unsigned)first + i + (unsigned)k) % g_streams;
-            if (s < MAX_STREAMS && g_stream_cpu[s] >= 0 && place_has(place, g_stream_cpu[s])) return s;
-        }
-    return (int)(((unsigned)first + i) % (unsigned)g_streams);
+    omp_streams_init(&cfg);
 }
 
 __attribute__((constructor)) static void omp_at_load(void)
 {
     omp_runtime_init();
-    bind_streams();
 }
 
 /* ---------- thread state ---------- */
@@ -121,6 +78,7 @@ static struct omp_thread *thread_new(void)
     memset(thr, 0, sizeof *thr);
     thr->num_teams = 1;
     thr->place = -1;
+    thr->stream = -1;
     thr->part_n = omp_g.num_places;
     return thr;
 }
@@ -229,9 +187,16 @@ static void place_threads(struct omp_team *t, struct omp_thread *enc, int bind)
             thr->part_n = size + ((int)i < extra);
             thr->place = thr->part_lo;
         } else { /* close, true, or spread over fewer places than threads */
-            thr->place = lo + (home - lo + (int)((unsigned long)i * (unsigned long)n / t->nthreads) % n) % n;
+            /* More threads than places: runs of T/P consecutive threads
+             * per place from home on, then the T%P left one per place from
+             * home again (libgomp's order). */
+            int nt = (int)t->nthreads, k = (int)i;
+            if (nt > n) {
+                int run = nt / n, rest = nt % n;
+                k = k < nt - rest ? k / run : k - (nt - rest);
+            }
+            thr->place = lo + (home - lo + k) % n;
             if (bind == OMP_BIND_CLOSE || bind == OMP_BIND_TRUE) {
-                thr->place = lo + (home - lo + (int)(i % (unsigned)n)) % n;
                 thr->part_lo = lo;
                 thr->part_n = n;
             } else {
@@ -346,7 +311,10 @@ static void team_dissolve(struct omp_team *t)
     omp_self_restore(me);
     if (t->threads[0]->hot) team_dissolve(t->threads[0]->hot);
     omp_ws_team_fini(t);
-    for (unsigned i = 0; i < t->nthreads; i++) free(t->threads[i]);
+    for (unsigned i = 0; i < t->nthreads; i++) {
+        if (i) omp_stream_release(t->threads[i]->stream);
+        free(t->threads[i]);
+    }
     free(t->units);
     free(t->threads);
     free(t);
@@ -363,7 +331,7 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, void (*
     struct omp_team *t = enc->hot;
     /* Bound threads stay on their streams: a team placed otherwise is not reused. */
     int bind = bind_clause ? bind_clause : enc->task->icv.bind;
-    bool reuse = t && t->nthreads == n && (!g_bound || t->bind == bind);
+    bool reuse = t && t->nthreads == n && (!omp_streams_bound() || t->bind == bind);
     if (reuse) {
         wait_idle(t);
         atomic_store_explicit(&t->idle, 0, memory_order_relaxed);
@@ -395,7 +363,9 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, void (*
         if (weft_xstream_self(&xs) == WEFT_OK) weft_xstream_rank(xs, &first);
         for (unsigned i = 1; i < n; i++) {
             weft_xstream to;
-            int rc = weft_xstream_get(stream_for(t->threads[i]->place, i, first), &to);
+            int s = omp_stream_pick(t->threads[i]->place, i, first);
+            t->threads[i]->stream = s;
+            int rc = weft_xstream_get(s, &to);
             if (rc == WEFT_OK) rc = weft_thread_create_to(to, worker_main, t->threads[i], NULL, &t->units[i - 1]);
             if (rc != WEFT_OK) omp_fatal("could not start a thread of a team");
         }

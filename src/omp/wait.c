@@ -42,13 +42,19 @@ static inline struct bucket *bucket_of(const void *w)
 void omp_relax(void)
 {
     struct omp_thread *me = omp_self_keep();
-    if (weft_yield() != WEFT_OK) sched_yield();
+    if (weft_yield() != WEFT_OK || atomic_load_explicit(&omp_streams_crowded, memory_order_relaxed)) sched_yield();
     omp_self_restore(me);
 }
 
+/* Checks before parking when own streams outnumber the CPUs. */
+#define SPIN_CROWDED 100L
+
 void omp_wait(_Atomic uint32_t *w, uint32_t val)
 {
-    for (long i = omp_g.spin; i > 0; i--) {
+    long spin = omp_g.spin;
+    if (omp_unlikely(atomic_load_explicit(&omp_streams_crowded, memory_order_relaxed)) && spin > SPIN_CROWDED)
+        spin = SPIN_CROWDED;
+    for (long i = spin; i > 0; i--) {
         if (atomic_load_explicit(w, memory_order_acquire) != val) return;
         omp_relax();
     }

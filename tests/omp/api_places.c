@@ -6,6 +6,8 @@
  * RUN-ENV: OMP_PLACES={0},{1} OMP_PROC_BIND=spread OMP_NUM_THREADS=2
  * RUN-ENV: OMP_PLACES={1},{0} OMP_PROC_BIND=close OMP_NUM_THREADS=3
  * RUN-ENV: OMP_PROC_BIND=close OMP_NUM_THREADS=4
+ * RUN-ENV: OMP_PLACES={0},{1} OMP_PROC_BIND=spread OMP_NUM_THREADS=5
+ * RUN-ENV: OMP_PLACES={0},{1} OMP_PROC_BIND=close OMP_NUM_THREADS=7
  * RUN-ENV: OMP_PROC_BIND=spread,close OMP_PLACES=threads OMP_NUM_THREADS=2,2
  *
  * The expected place list is built from the environment and the machine:
@@ -22,7 +24,9 @@
  *  - in a team: every thread's place number is valid and sched_getcpu()
  *    is one of that place's CPUs (the thread is bound there); close with
  *    T <= P puts thread i in place (p0 + i) mod P, with T > P places get
- *    floor or ceil(T/P) threads; spread with T <= P gives each thread a
+ *    floor or ceil(T/P) threads; close and spread with T > P give runs of
+ *    T/P consecutive threads per place, then one per place (libgomp's
+ *    order); spread with T <= P gives each thread a
  *    distinct subpartition of consecutive places containing its place,
  *    the subpartitions covering the whole list;
  *  - omp_get_partition_num_places / omp_get_partition_place_nums agree.
@@ -277,6 +281,15 @@ int main(void)
         }
         for (int t = 0; t < T; t++)
             CHECK_EQ(tpart_n[t], n);
+    }
+    if ((bind1 == omp_proc_bind_close || bind1 == omp_proc_bind_spread) && T > n) {
+        /* libgomp's order: runs of T/P consecutive threads per place from
+         * thread 0's on, then the T%P left over one per place from there. */
+        int run = T / n, rest = T % n;
+        for (int t = 0; t < T; t++) {
+            int k = t < T - rest ? t / run : t - (T - rest);
+            CHECKF(tplace[t] == (tplace[0] + k) % n, "T > P: thread %d in place %d", t, tplace[t]);
+        }
     }
     if (bind1 == omp_proc_bind_spread && T <= n) {
         int cover[MAXC] = {0};

@@ -1,0 +1,208 @@
+/* weft-omp: on which stream each OpenMP thread runs.
+ *
+ * Two ways, chosen once at start (WEFT_OMP_SHARE_STREAMS):
+ *
+ * - shared (the default for most programs): the streams are the CPUs the
+ *   process may use and no more; the threads of a team are spread over them
+ *   from the encountering thread's stream onwards, and when threads
+ *   outnumber streams several share one, as ULTs ([LWT-PM] section 4).
+ *
+ * - own: no two live OpenMP threads share a stream. A team's worker takes
+ *   a stream no other OpenMP thread holds, and a new stream is made when
+ *   none is free; it gives it back when its team ends. This is for programs
+ *   with thread-local variables of their own (every `threadprivate`
+ *   variable is one: gcc makes it a __thread variable). Two ULTs of one OS
+ *   thread see the same thread-local storage, so two OpenMP threads sharing
+ *   a stream would share their threadprivate copies, and `copyin` would
+ *   copy a variable onto itself. The program gets what libgomp gives it,
+ *   one OS thread per OpenMP thread, and keeps weft's regions, barriers
+ *   and tasks. It also suits programs whose threads wait for each other
+ *   by spinning on a flag (a ULT is not preempted, so the flag's writer
+ *   must not wait behind the spinner on the same stream).
+ *
+ * `auto` (the default) is own when a module loaded at start other than
+ * the C, C++ and Fortran runtimes (and this library) has a TLS segment,
+ * else shared. */
+#define _GNU_SOURCE
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "omp_internal.h"
+
+#define MAX_STREAMS 1024
+
+static int g_streams = 1;            /* streams in use: the live ones at start, then any made */
+static int g_stream_cpu[MAX_STREAMS]; /* with binding: the CPU stream k is bound to, else -1 */
+static bool g_bound;
+static bool g_own;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned g_held[MAX_STREAMS]; /* own: the live OpenMP threads on stream k */
+static unsigned g_held_total;
+_Atomic bool omp_streams_crowded;
+static weft_wait_policy g_policy; /* the idle policy weft started with */
+static long g_spin_us;
+
+/* ---------- which programs need their own streams ---------- */
+
+/* Libraries whose thread-local variables are the OS thread's working state
+ * within one call (errno, malloc's cache, I/O state): sharing them between
+ * the ULTs of a stream is what a ULT runtime does anyway. */
+static const char *const g_runtimes[] = {
+    "libc.so",      "libm.so",         "libmvec.so",     "ld-linux",    "ld64.so",      "libpthread.so",
+    "libdl.so",     "librt.so",        "libstdc++.so",   "libgcc_s.so", "libgfortran.so", "libquadmath.so",
+    "libasan.so",   "libtsan.so",      "libubsan.so",    "liblsan.so",  "libhwloc.so",  "libudev.so",
+    "libnuma.so",   "libgomp.so",      "libatomic.so",
+};
+
+static bool is_runtime(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    for (size_t i = 0; i < sizeof g_runtimes / sizeof g_runtimes[0]; i++)
+        if (strncmp(base, g_runtimes[i], strlen(g_runtimes[i])) == 0) return true;
+    return false;
+}
+
+static int tls_probe(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    bool has_tls = false, is_self = false;
+    uintptr_t self = (uintptr_t)&omp_streams_init;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_TLS && ph->p_memsz > 0) has_tls = true;
+        if (ph->p_type == PT_LOAD && self >= info->dlpi_addr + ph->p_vaddr &&
+            self < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
+            is_self = true;
+    }
+    if (has_tls && !is_self && (!info->dlpi_name[0] || !is_runtime(info->dlpi_name))) {
+        *(bool *)arg = true;
+        return 1;
+    }
+    return 0;
+}
+
+/* Does a module of the program keep thread-local variables of its own?
+ * (The executable's name is "".) */
+static bool program_has_tls(void)
+{
+    bool found = false;
+    dl_iterate_phdr(tls_probe, &found);
+    return found;
+}
+
+/* ---------- binding ---------- */
+
+/* With a proc_bind policy in force and places defined, OpenMP threads run
+ * within their places: each stream is bound to one CPU, stream 0 (the
+ * initial thread's) to the first CPU of place 0, the others to the CPUs of
+ * the places in order; a thread's ULT goes to a stream whose CPU is in its
+ * place (omp_stream_pick). */
+static void bind_streams(void)
+{
+    for (int k = 0; k < MAX_STREAMS; k++) g_stream_cpu[k] = -1;
+    if (omp_g.num_places <= 0 || omp_g.icv0.bind == OMP_BIND_FALSE) return;
+    int k = 0;
+    for (int p = 0; p < omp_g.num_places && k < g_streams && k < MAX_STREAMS; p++)
+        for (int j = 0; j < omp_g.place_nprocs[p] && k < g_streams && k < MAX_STREAMS; j++) {
+            int cpu = omp_g.place_procs[p][j], dup = 0;
+            for (int q = 0; q < k; q++) dup |= g_stream_cpu[q] == cpu;
+            weft_xstream xs;
+            if (dup || weft_xstream_get(k, &xs) != WEFT_OK || weft_xstream_set_cpubind(xs, cpu) != WEFT_OK)
+                continue;
+            g_stream_cpu[k++] = cpu;
+        }
+    g_bound = k > 0;
+}
+
+static bool place_has(int place, int cpu)
+{
+    for (int j = 0; j < omp_g.place_nprocs[place]; j++)
+        if (omp_g.place_procs[place][j] == cpu) return true;
+    return false;
+}
+
+void omp_streams_init(const weft_config *cfg)
+{
+    g_policy = cfg->wait_policy;
+    g_spin_us = cfg->spin_us;
+    weft_xstream_count(&g_streams);
+    if (g_streams > MAX_STREAMS) g_streams = MAX_STREAMS;
+    bind_streams();
+    g_own = omp_g.share_streams == 0 || (omp_g.share_streams < 0 && program_has_tls());
+    g_held[0] = 1; /* the initial thread's */
+    g_held_total = 1;
+}
+
+bool omp_streams_bound(void) { return g_bound; }
+bool omp_streams_own(void) { return g_own; }
+
+/* own: a stream no OpenMP thread holds (with binding, one bound to a CPU
+ * of `place`), else a new one (bound there). Returns its rank, or -1. */
+static int take_free(int place)
+{
+    bool want = g_bound && place >= 0 && place < omp_g.num_places;
+    int any = -1;
+    for (int k = 0; k < g_streams; k++) {
+        if (g_held[k]) continue;
+        if (!want || (g_stream_cpu[k] >= 0 && place_has(place, g_stream_cpu[k]))) return k;
+        if (any < 0) any = k;
+    }
+    if (g_streams >= MAX_STREAMS) return any;
+    weft_xstream xs;
+    int rank;
+    if (weft_xstream_create(NULL, &xs) != WEFT_OK || weft_xstream_rank(xs, &rank) != WEFT_OK) return any;
+    if (rank >= MAX_STREAMS) return any;
+    g_stream_cpu[rank] = -1;
+    if (want && weft_xstream_set_cpubind(xs, omp_g.place_procs[place][0]) == WEFT_OK)
+        g_stream_cpu[rank] = omp_g.place_procs[place][0];
+    if (rank >= g_streams) g_streams = rank + 1;
+    return rank;
+}
+
+/* Under g_lock, after a stream was taken or given back. Crowded, an idle
+ * stream sleeps at once rather than spin its budget on a CPU that another
+ * stream's OpenMP thread needs (unless OMP_WAIT_POLICY=active). */
+static void crowding_update(void)
+{
+    bool now = g_held_total > (unsigned)omp_g.num_procs;
+    if (now == atomic_load_explicit(&omp_streams_crowded, memory_order_relaxed)) return;
+    atomic_store_explicit(&omp_streams_crowded, now, memory_order_relaxed);
+    if (g_policy == WEFT_WAIT_HYBRID) weft_set_wait_policy(WEFT_WAIT_HYBRID, now ? 0 : g_spin_us);
+}
+
+static int spread(int place, unsigned i, int first)
+{
+    if (g_bound && place >= 0 && place < omp_g.num_places)
+        for (int k = 0; k < g_streams; k++) {
+            int s = (int)((unsigned)first + i + (unsigned)k) % g_streams;
+            if (g_stream_cpu[s] >= 0 && place_has(place, g_stream_cpu[s])) return s;
+        }
+    return (int)(((unsigned)first + i) % (unsigned)g_streams);
+}
+
+int omp_stream_pick(int place, unsigned i, int first)
+{
+    if (!g_own) return spread(place, i, first);
+    pthread_mutex_lock(&g_lock);
+    int s = take_free(place);
+    /* Past MAX_STREAMS, or no memory for another stream: share one. */
+    if (s < 0) s = spread(place, i, first);
+    g_held[s]++;
+    g_held_total++;
+    crowding_update();
+    pthread_mutex_unlock(&g_lock);
+    return s;
+}
+
+void omp_stream_release(int rank)
+{
+    if (!g_own || rank < 0 || rank >= MAX_STREAMS) return;
+    pthread_mutex_lock(&g_lock);
+    g_held[rank]--;
+    g_held_total--;
+    crowding_update();
+    pthread_mutex_unlock(&g_lock);
+}
