@@ -148,11 +148,21 @@ struct omp_task {
     uint8_t is_explicit;
     uint8_t final;                  /* a final task: its descendants are included */
     uint8_t undeferred;
+    uint8_t pooled;                 /* its record is one of its creator's (task.c) */
     int priority;
     void (*fn)(void *);
     void *data;
-    struct omp_task *next;          /* team queue link */
+    struct omp_task *next, *prev;   /* queue links (toward the tail, toward the head) */
     struct omp_team *team;          /* the team it was generated in (NULL: none) */
+};
+
+/* A thread's queue of deferred tasks (task.c): it pushes and takes at the
+ * head (newest first: depth first, the data still in cache), the other
+ * threads of its team take at the tail (oldest first). */
+struct omp_taskq {
+    _Atomic uint32_t lock;
+    _Atomic long n;
+    struct omp_task *head, *tail;
 };
 
 /* One OpenMP thread: a ULT of weft, or a plain OS thread that calls the
@@ -171,6 +181,11 @@ struct omp_thread {
     struct omp_thread *saved;       /* thread 0 of a team: the encountering thread's state */
     struct omp_team *hot;           /* the team of its last parallel region, kept for the next */
     int stream;                     /* a worker: the rank of the stream its ULT runs on */
+    struct omp_taskq tq __attribute__((aligned(OMP_CACHE_LINE))); /* its deferred tasks */
+    /* task records of one size (task.c): freed by itself, and by others */
+    struct omp_task *rec_free;
+    unsigned rec_n;
+    _Atomic(struct omp_task *) rec_remote __attribute__((aligned(OMP_CACHE_LINE)));
 };
 
 OMP_HIDDEN void omp_runtime_init(void);
@@ -257,10 +272,11 @@ struct omp_team {
     _Atomic unsigned done;          /* threads whose implicit task returned */
     _Atomic int cancelled;          /* cancel parallel */
     _Atomic int ws_cancelled;       /* cancel for / sections: until the construct's barrier */
-    /* explicit tasks: queued ones, highest priority first */
+    /* explicit tasks: those with a priority, highest first (the others
+     * are in their creators' queues, struct omp_taskq) */
     _Atomic uint32_t task_lock __attribute__((aligned(OMP_CACHE_LINE)));
     struct omp_task *queue_head, *queue_tail;
-    _Atomic long queued;
+    _Atomic long prio_queued;
     _Atomic long pending;           /* explicit tasks of the team not yet complete */
     struct omp_ws ws[OMP_WS_RING];
 };
@@ -273,6 +289,10 @@ OMP_HIDDEN bool omp_team_barrier(struct omp_thread *thr, bool cancellable);
 /* Run one queued task of thr's team that thr may run now (any task when
  * `any`, else a descendant of thr's current task); false if none. */
 OMP_HIDDEN bool omp_task_run_one(struct omp_thread *thr, bool any);
+/* Free the task records thr keeps (its team is over). */
+OMP_HIDDEN void omp_task_records_free(struct omp_thread *thr);
+/* Is any task of the team queued (possibly one thr may not run)? */
+OMP_HIDDEN bool omp_tasks_queued(struct omp_team *team);
 OMP_HIDDEN void omp_task_init_implicit(struct omp_task *t, struct omp_task *parent, struct omp_team *team);
 /* The taskgroup a task generated now by `t` belongs to (also the one a
  * `cancel taskgroup` in `t` binds to). */

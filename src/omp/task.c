@@ -1,9 +1,11 @@
 /* weft-omp explicit tasks: GOMP_task, taskwait, taskgroup, taskyield.
  *
  * A deferred task is a closure (its function and a copy of its arguments)
- * queued in its team, highest priority first; threads of the team run
- * queued tasks at their scheduling points (barriers, the end of the
- * region, taskwait, taskgroup end, taskyield). A task is run by the thread
+ * queued in its creator's queue (struct omp_taskq), or, with a priority
+ * above 0, in its team's priority queue, highest first; threads of the
+ * team run queued tasks at their scheduling points (barriers, the end of
+ * the region, taskwait, taskgroup end, taskyield): priority tasks first,
+ * then their own newest, then the oldest of another thread's queue. A task is run by the thread
  * that takes it, on that thread's stack, so omp_get_thread_num() inside a
  * task names the thread running it, and per-thread data indexed by it is
  * never shared by two tasks at once.
@@ -31,7 +33,8 @@
 #define TASK_PRIORITY (1u << 4)
 #define TASK_DETACH (1u << 13)
 
-/* Queued tasks per thread of the team beyond which new ones run at once. */
+/* A thread whose own queue holds more than this many tasks per thread of
+ * its team runs new ones at once (libgomp's cut-off, counted per queue). */
 #define CUTOFF_PER_THREAD 64
 
 void omp_task_init_implicit(struct omp_task *t, struct omp_task *parent, struct omp_team *team)
@@ -41,6 +44,78 @@ void omp_task_init_implicit(struct omp_task *t, struct omp_task *parent, struct 
     t->icv = parent->icv;
     t->team = team;
     atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
+}
+
+/* ---------- task records ----------
+ *
+ * A record with arguments of up to REC_SIZE bytes in all comes from its
+ * creator's cache: the creator takes and gives back without atomics; a
+ * thread that frees another's record pushes it on that thread's remote
+ * stack, which the owner takes whole when its own list runs out. (One
+ * thread often makes the tasks that others run and free: through malloc,
+ * the two fight over its arena's lock.) */
+#define REC_SIZE 256
+#define REC_ALIGN 64
+#define REC_KEEP 512 /* records a thread keeps at most */
+/* Whose cache a pooled record goes back to: in its last word. */
+#define REC_OWNER(t) (*(struct omp_thread **)((char *)(t) + REC_SIZE - sizeof(struct omp_thread *)))
+
+static struct omp_task *rec_alloc(struct omp_thread *thr)
+{
+    struct omp_task *t = thr->rec_free;
+    if (!t) {
+        t = atomic_exchange_explicit(&thr->rec_remote, NULL, memory_order_acquire);
+        thr->rec_n = 0;
+        for (struct omp_task *p = t; p; p = p->next) thr->rec_n++;
+    }
+    if (t) {
+        thr->rec_free = t->next;
+        thr->rec_n--;
+        return t;
+    }
+    t = aligned_alloc(REC_ALIGN, REC_SIZE);
+    if (!t) omp_fatal("out of memory allocating a task");
+    return t;
+}
+
+static void rec_release(struct omp_task *t)
+{
+    if (!t->pooled) {
+        free(t);
+        return;
+    }
+    struct omp_thread *owner = REC_OWNER(t);
+    if (owner == omp_tls_self) {
+        if (owner->rec_n >= REC_KEEP) {
+            free(t);
+            return;
+        }
+        t->next = owner->rec_free;
+        owner->rec_free = t;
+        owner->rec_n++;
+        return;
+    }
+    struct omp_task *head = atomic_load_explicit(&owner->rec_remote, memory_order_relaxed);
+    do t->next = head;
+    while (!atomic_compare_exchange_weak_explicit(&owner->rec_remote, &head, t, memory_order_release,
+                                                  memory_order_relaxed));
+}
+
+void omp_task_records_free(struct omp_thread *thr)
+{
+    struct omp_task *t = thr->rec_free, *r = atomic_exchange(&thr->rec_remote, NULL);
+    while (t) {
+        struct omp_task *n = t->next;
+        free(t);
+        t = n;
+    }
+    while (r) {
+        struct omp_task *n = r->next;
+        free(r);
+        r = n;
+    }
+    thr->rec_free = NULL;
+    thr->rec_n = 0;
 }
 
 /* A task's record lives while it runs and while records of its children
@@ -63,14 +138,14 @@ static inline void task_unref(struct omp_task *t)
         }
         if (left) return;
         struct omp_task *p = t->parent;
-        free(t);
+        rec_release(t);
         t = p;
     }
 }
 
-/* ---------- the team's queue ---------- */
+/* ---------- the queues ---------- */
 
-static void enqueue(struct omp_team *team, struct omp_task *t)
+static void enqueue_priority(struct omp_team *team, struct omp_task *t)
 {
     omp_word_lock(&team->task_lock);
     t->next = NULL;
@@ -88,8 +163,25 @@ static void enqueue(struct omp_team *team, struct omp_task *t)
         t->next = p->next;
         p->next = t;
     }
-    atomic_fetch_add_explicit(&team->queued, 1, memory_order_release);
+    atomic_fetch_add_explicit(&team->prio_queued, 1, memory_order_release);
     omp_word_unlock(&team->task_lock);
+}
+
+static void enqueue(struct omp_thread *thr, struct omp_team *team, struct omp_task *t)
+{
+    if (t->priority > 0) {
+        enqueue_priority(team, t);
+    } else {
+        struct omp_taskq *q = &thr->tq;
+        omp_word_lock(&q->lock);
+        t->prev = NULL;
+        t->next = q->head;
+        if (q->head) q->head->prev = t;
+        else q->tail = t;
+        q->head = t;
+        atomic_fetch_add_explicit(&q->n, 1, memory_order_release);
+        omp_word_unlock(&q->lock);
+    }
     omp_team_event(team);
 }
 
@@ -100,23 +192,99 @@ static bool descends_from(const struct omp_task *t, const struct omp_task *anc)
     return false;
 }
 
-/* Take a task `thr` may run now: any, or one its current task generated
- * (directly or not), which is all a task waiting for its children may
- * start (OpenMP's task scheduling constraint for tied tasks). */
-static struct omp_task *dequeue(struct omp_team *team, struct omp_thread *thr, bool any)
+/* Whether `thr` may start task t now: any task, or (a thread waiting for
+ * its current task's children) one its current task generated, directly
+ * or not (OpenMP's task scheduling constraint for tied tasks). */
+static inline bool may_run(const struct omp_task *t, const struct omp_thread *thr, bool any)
 {
-    if (atomic_load_explicit(&team->queued, memory_order_acquire) == 0) return NULL;
+    return any || t->parent == thr->task || descends_from(t, thr->task);
+}
+
+static struct omp_task *take_priority(struct omp_team *team, struct omp_thread *thr, bool any)
+{
     omp_word_lock(&team->task_lock);
     struct omp_task *prev = NULL, *t = team->queue_head;
-    if (!any)
-        for (; t && !descends_from(t, thr->task); t = t->next) prev = t;
+    for (; t && !may_run(t, thr, any); t = t->next) prev = t;
     if (t) {
         if (prev) prev->next = t->next;
         else team->queue_head = t->next;
         if (team->queue_tail == t) team->queue_tail = prev;
-        atomic_fetch_sub_explicit(&team->queued, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&team->prio_queued, 1, memory_order_relaxed);
     }
     omp_word_unlock(&team->task_lock);
+    return t;
+}
+
+static inline void unlink_task(struct omp_taskq *q, struct omp_task *t)
+{
+    if (t->prev) t->prev->next = t->next;
+    else q->head = t->next;
+    if (t->next) t->next->prev = t->prev;
+    else q->tail = t->prev;
+}
+
+/* Most tasks a thief moves to its own queue at once, besides the one it
+ * runs: half the victim's, so a thread that makes many tasks hands them
+ * out a batch at a time, not one lock hand-over each. */
+#define STEAL_BATCH 32
+
+/* A task of queue q that thr may run, unlinked: from the head when q is
+ * thr's own, else from the tail, and then (any task will do) up to half
+ * of q's others too, which go to thr's own queue. */
+static struct omp_task *take(struct omp_taskq *q, struct omp_thread *thr, bool any, bool own, bool batch)
+{
+    if (atomic_load_explicit(&q->n, memory_order_acquire) == 0) return NULL;
+    omp_word_lock(&q->lock);
+    struct omp_task *t = own ? q->head : q->tail;
+    while (t && !may_run(t, thr, any)) t = own ? t->next : t->prev;
+    struct omp_task *first = NULL, *last = NULL; /* the batch, oldest last */
+    long moved = 0;
+    if (t) {
+        unlink_task(q, t);
+        long n = atomic_load_explicit(&q->n, memory_order_relaxed) - 1;
+        if (!own && any && batch && n >= 2) {
+            moved = n / 2 < STEAL_BATCH ? n / 2 : STEAL_BATCH;
+            last = q->tail;
+            first = last;
+            for (long i = 1; i < moved; i++) first = first->prev;
+            q->tail = first->prev;
+            if (q->tail) q->tail->next = NULL;
+            else q->head = NULL;
+            first->prev = NULL;
+        }
+        atomic_store_explicit(&q->n, n - moved, memory_order_relaxed);
+    }
+    omp_word_unlock(&q->lock);
+    if (moved) {
+        struct omp_taskq *mine = &thr->tq;
+        omp_word_lock(&mine->lock);
+        first->prev = mine->tail;
+        if (mine->tail) mine->tail->next = first;
+        else mine->head = first;
+        mine->tail = last;
+        atomic_fetch_add_explicit(&mine->n, moved, memory_order_release);
+        omp_word_unlock(&mine->lock);
+    }
+    return t;
+}
+
+bool omp_tasks_queued(struct omp_team *team)
+{
+    if (atomic_load_explicit(&team->prio_queued, memory_order_acquire) > 0) return true;
+    for (unsigned k = 0; k < team->nthreads; k++)
+        if (atomic_load_explicit(&team->threads[k]->tq.n, memory_order_acquire) > 0) return true;
+    return false;
+}
+
+/* Take a task `thr` may run now (see may_run). */
+static struct omp_task *dequeue(struct omp_team *team, struct omp_thread *thr, bool any)
+{
+    struct omp_task *t = NULL;
+    if (atomic_load_explicit(&team->prio_queued, memory_order_acquire) > 0) t = take_priority(team, thr, any);
+    bool member = team->threads[thr->num] == thr; /* (always: a thread runs tasks of its own team) */
+    if (!t && member) t = take(&thr->tq, thr, any, true, false);
+    for (unsigned k = 1; !t && k < team->nthreads; k++)
+        t = take(&team->threads[(thr->num + k) % team->nthreads]->tq, thr, any, false, member);
     return t;
 }
 
@@ -188,18 +356,21 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     if (arg_align < 1) arg_align = 1;
 
     if (!if_clause || parent->final || !team || team->nthreads == 1 || (flags & TASK_DEPEND) ||
-        atomic_load_explicit(&team->queued, memory_order_relaxed) > (long)team->nthreads * CUTOFF_PER_THREAD) {
+        atomic_load_explicit(&thr->tq.n, memory_order_relaxed) > (long)team->nthreads * CUTOFF_PER_THREAD) {
         /* Undeferred (included, when in a final task). */
-        struct omp_task t;
-        memset(&t, 0, sizeof t);
+        struct omp_task t; /* never queued: the queue links and closure stay unset */
         t.parent = parent;
         t.group = omp_task_group(parent);
+        t.taskgroup = NULL;
         t.icv = parent->icv;
+        atomic_store_explicit(&t.children, 0, memory_order_relaxed);
+        atomic_store_explicit(&t.refs, 1, memory_order_relaxed);
+        t.is_explicit = 0;
         t.final = final;
         t.undeferred = 1;
+        t.pooled = 0;
         t.priority = priority;
         t.team = team;
-        atomic_store_explicit(&t.refs, 1, memory_order_relaxed);
         thr->task = &t;
         if (cpyfn) {
             char buf[arg_size + arg_align - 1];
@@ -210,34 +381,42 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
             fn(data);
         }
         /* Records of its deferred children point at it: they go before it does. */
-        if (team) wait_for(thr, &t.refs, 1);
+        if (team && atomic_load_explicit(&t.refs, memory_order_acquire) > 1) wait_for(thr, &t.refs, 1);
         thr->task = parent;
         return;
     }
 
     size_t off = (sizeof(struct omp_task) + (size_t)arg_align - 1) & ~((size_t)arg_align - 1);
     size_t align = (size_t)arg_align > _Alignof(struct omp_task) ? (size_t)arg_align : _Alignof(struct omp_task);
-    struct omp_task *t = aligned_alloc(align, (off + (size_t)arg_size + align - 1) & ~(align - 1));
+    size_t size = (off + (size_t)arg_size + align - 1) & ~(align - 1);
+    bool pooled = size <= REC_SIZE - sizeof(struct omp_thread *) && align <= REC_ALIGN;
+    struct omp_task *t = pooled ? rec_alloc(thr) : aligned_alloc(align, size);
     if (!t) omp_fatal("out of memory allocating a task");
-    memset(t, 0, sizeof *t);
+    /* Every field set (the queue links by enqueue): no memset, which costs
+     * more than the rest of a small task's set-up. */
+    t->pooled = pooled;
+    if (pooled) REC_OWNER(t) = thr;
     char *args = (char *)t + off;
     if (cpyfn) cpyfn(args, data);
     else if (arg_size) memcpy(args, data, (size_t)arg_size);
     t->parent = parent;
     t->group = omp_task_group(parent);
+    t->taskgroup = NULL;
     t->icv = parent->icv;
+    atomic_store_explicit(&t->children, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
     t->is_explicit = 1;
     t->final = final;
+    t->undeferred = 0;
     t->priority = priority;
     t->fn = fn;
     t->data = args;
     t->team = team;
-    atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&parent->children, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&parent->refs, 1, memory_order_relaxed);
     if (t->group) atomic_fetch_add_explicit(&t->group->pending, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&team->pending, 1, memory_order_relaxed);
-    enqueue(team, t);
+    enqueue(thr, team, t);
 }
 
 OMP_EXPORT void GOMP_taskwait(void)

@@ -262,7 +262,7 @@ static void region_finish(struct omp_thread *thr)
         if (atomic_load_explicit(&t->done, memory_order_acquire) == t->nthreads &&
             atomic_load_explicit(&t->pending, memory_order_acquire) == 0)
             return;
-        if (atomic_load_explicit(&t->queued, memory_order_acquire) > 0) continue;
+        if (omp_tasks_queued(t)) continue;
         omp_wait(&t->event, ev);
     }
 }
@@ -313,6 +313,7 @@ static void team_dissolve(struct omp_team *t)
     omp_ws_team_fini(t);
     for (unsigned i = 0; i < t->nthreads; i++) {
         if (i) omp_stream_release(t->threads[i]->stream);
+        omp_task_records_free(t->threads[i]);
         free(t->threads[i]);
     }
     free(t->units);
@@ -441,7 +442,7 @@ bool omp_team_barrier(struct omp_thread *thr, bool cancellable)
             if (omp_task_run_one(thr, true)) continue;
             uint32_t ev = atomic_load_explicit(&t->event, memory_order_acquire);
             if (atomic_load_explicit(&t->pending, memory_order_acquire) == 0) break;
-            if (atomic_load_explicit(&t->queued, memory_order_acquire) > 0) continue;
+            if (omp_tasks_queued(t)) continue;
             omp_wait(&t->event, ev);
         }
         atomic_store_explicit(&t->bar_arrived, 0, memory_order_relaxed);
@@ -455,7 +456,7 @@ bool omp_team_barrier(struct omp_thread *thr, bool cancellable)
             if (omp_task_run_one(thr, true)) continue;
             uint32_t ev = atomic_load_explicit(&t->event, memory_order_acquire);
             if (atomic_load_explicit(&t->bar_gen, memory_order_acquire) != gen) break;
-            if (atomic_load_explicit(&t->queued, memory_order_acquire) > 0) continue;
+            if (omp_tasks_queued(t)) continue;
             omp_wait(&t->event, ev);
         }
     }
