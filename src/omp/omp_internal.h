@@ -118,6 +118,9 @@ OMP_HIDDEN void omp_wait(_Atomic uint32_t *w, uint32_t val);
 OMP_HIDDEN void omp_wake(_Atomic uint32_t *w);
 /* One step of a waiter's spin: lets the other ULTs of this stream run. */
 OMP_HIDDEN void omp_relax(void);
+/* Step i of a spin (counted any way): as omp_relax, and now and then the
+ * OS thread yields its CPU too. */
+OMP_HIDDEN void omp_relax_n(long i);
 
 /* A lock in one 32-bit word (0 free, 1 held, 2 held with waiters), for
  * critical, atomic and the omp_lock_t of omp.h (which has 4 bytes). */

@@ -295,7 +295,7 @@ static void worker_main(void *arg)
 
 static void wait_idle(struct omp_team *t)
 {
-    while (atomic_load_explicit(&t->idle, memory_order_acquire) != t->nthreads - 1) omp_relax();
+    for (long i = 1; atomic_load_explicit(&t->idle, memory_order_acquire) != t->nthreads - 1; i++) omp_relax_n(i);
 }
 
 /* End the team: its workers leave, and the hot teams below it go too. */
