@@ -99,28 +99,84 @@ void omp_wake(_Atomic uint32_t *w)
     omp_self_restore(me);
 }
 
-/* ---------- the word lock ---------- */
+/* ---------- the word lock ----------
+ *
+ * 0: free; held: the holder's stream tag shifted left once, bit 0 set when
+ * someone may wait (the unlock then wakes). A waiter whose lock is held on
+ * another stream spins on the word with the CPU's pause for a while (the
+ * holder runs meanwhile, and the release is seen within ~100 ns); one
+ * whose lock is held by another ULT of its own stream yields to it at
+ * once, since the holder cannot run while it spins. Then both wait as
+ * omp_wait does. */
+
+static __thread uint32_t t_tag;   /* this OS thread's tag (a stream's rank + 1, or a plain thread's) */
+static _Atomic uint32_t g_plain_tags = 1u << 20;
+
+static inline void cpu_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield" ::: "memory");
+#endif
+}
+
+static __attribute__((noinline)) uint32_t tag_slow(void)
+{
+    weft_xstream xs;
+    int rank;
+    uint32_t tag;
+    if (weft_xstream_self(&xs) == WEFT_OK && weft_xstream_rank(xs, &rank) == WEFT_OK) tag = (uint32_t)rank + 1;
+    else tag = (atomic_fetch_add_explicit(&g_plain_tags, 1, memory_order_relaxed) & 0x7fffffffu) | (1u << 20);
+    t_tag = tag << 1;
+    return t_tag;
+}
+
+static inline uint32_t my_tag(void)
+{
+    uint32_t t = t_tag;
+    return omp_likely(t != 0) ? t : tag_slow();
+}
+
+/* Pause-spins on a lock held on another stream before waiting. */
+#define LOCK_SPIN 256
 
 bool omp_word_trylock(_Atomic uint32_t *w)
 {
     uint32_t z = 0;
-    return atomic_compare_exchange_strong_explicit(w, &z, 1, memory_order_acquire, memory_order_relaxed);
+    return atomic_compare_exchange_strong_explicit(w, &z, my_tag(), memory_order_acquire, memory_order_relaxed);
+}
+
+static __attribute__((noinline)) void word_lock_slow(_Atomic uint32_t *w, uint32_t me)
+{
+    for (long i = 1;; i++) {
+        uint32_t v = atomic_load_explicit(w, memory_order_relaxed);
+        if (v == 0) {
+            /* Taken after a wait: keep the mark, others may wait too. */
+            if (atomic_compare_exchange_weak_explicit(w, &v, me | 1, memory_order_acquire, memory_order_relaxed))
+                return;
+            continue;
+        }
+        if ((v | 1) != (me | 1) && i <= LOCK_SPIN) {
+            cpu_pause();
+            continue;
+        }
+        if (!(v & 1) &&
+            !atomic_compare_exchange_weak_explicit(w, &v, v | 1, memory_order_relaxed, memory_order_relaxed))
+            continue;
+        omp_wait(w, v | 1);
+    }
 }
 
 void omp_word_lock(_Atomic uint32_t *w)
 {
-    uint32_t z = 0;
-    if (omp_likely(atomic_compare_exchange_strong_explicit(w, &z, 1, memory_order_acquire, memory_order_relaxed)))
+    uint32_t me = my_tag(), z = 0;
+    if (omp_likely(atomic_compare_exchange_strong_explicit(w, &z, me, memory_order_acquire, memory_order_relaxed)))
         return;
-    /* Contended: mark it (2) and wait until it is let go. */
-    for (;;) {
-        uint32_t v = atomic_exchange_explicit(w, 2, memory_order_acquire);
-        if (v == 0) return;
-        omp_wait(w, 2);
-    }
+    word_lock_slow(w, me);
 }
 
 void omp_word_unlock(_Atomic uint32_t *w)
 {
-    if (atomic_exchange_explicit(w, 0, memory_order_release) == 2) omp_wake(w);
+    if (atomic_exchange_explicit(w, 0, memory_order_release) & 1) omp_wake(w);
 }
