@@ -100,9 +100,10 @@ OMP_HIDDEN bool omp_streams_bound(void);
 /* Does every live OpenMP thread have a stream of its own? */
 OMP_HIDDEN bool omp_streams_own(void);
 /* The rank of the stream for thread i of a new team in `place` (-1: none)
- * whose thread 0 runs on stream `first`; with own streams the thread holds
- * it until omp_stream_release. */
-OMP_HIDDEN int omp_stream_pick(int place, unsigned i, int first);
+ * whose thread 0 runs on stream `first`, nested in an active team of
+ * `outer` threads (0: not nested); with own streams the thread holds it
+ * until omp_stream_release. */
+OMP_HIDDEN int omp_stream_pick(int place, unsigned i, int first, unsigned outer);
 OMP_HIDDEN void omp_stream_release(int rank);
 /* Own streams, more of them held than the process has CPUs: the OS
  * multiplexes them, and a waiter that spins keeps a CPU from the thread

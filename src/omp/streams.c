@@ -183,8 +183,13 @@ static int spread(int place, unsigned i, int first)
     return (int)(((unsigned)first + i) % (unsigned)g_streams);
 }
 
-int omp_stream_pick(int place, unsigned i, int first)
+int omp_stream_pick(int place, unsigned i, int first, unsigned outer)
 {
+    /* A nested team inside a team that already has a thread on every
+     * stream gains no parallelism from other streams, only hand-overs
+     * between them: its workers stay on the encountering thread's stream
+     * and run when thread 0 waits ([LWT-PM] section 4). */
+    if (!g_own && first >= 0 && outer >= (unsigned)g_streams && !g_bound) return first;
     if (!g_own) return spread(place, i, first);
     pthread_mutex_lock(&g_lock);
     int s = take_free(place);

@@ -362,9 +362,10 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, void (*
         int first = 0;
         weft_xstream xs;
         if (weft_xstream_self(&xs) == WEFT_OK) weft_xstream_rank(xs, &first);
+        unsigned outer = enc->team && enc->team->active_level ? enc->team->nthreads : 0;
         for (unsigned i = 1; i < n; i++) {
             weft_xstream to;
-            int s = omp_stream_pick(t->threads[i]->place, i, first);
+            int s = omp_stream_pick(t->threads[i]->place, i, first, outer);
             t->threads[i]->stream = s;
             int rc = weft_xstream_get(s, &to);
             if (rc == WEFT_OK) rc = weft_thread_create_to(to, worker_main, t->threads[i], NULL, &t->units[i - 1]);
