@@ -188,7 +188,8 @@ int omp_stream_pick(int place, unsigned i, int first, unsigned outer)
     /* A nested team inside a team that already has a thread on every
      * stream gains no parallelism from other streams, only hand-overs
      * between them: its workers stay on the encountering thread's stream
-     * and run when thread 0 waits ([LWT-PM] section 4). */
+     * and run when thread 0 waits, as GLTO runs a nested level's ULTs on
+     * the outer thread that meets it ([LWT-PM] section 4.5). */
     if (!g_own && first >= 0 && outer >= (unsigned)g_streams && !g_bound) return first;
     if (!g_own) return spread(place, i, first);
     pthread_mutex_lock(&g_lock);
