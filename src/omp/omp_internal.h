@@ -281,6 +281,7 @@ struct omp_team {
     _Atomic uint32_t task_lock __attribute__((aligned(OMP_CACHE_LINE)));
     struct omp_task *queue_head, *queue_tail;
     _Atomic long prio_queued;
+    _Atomic int desc_waiters;       /* threads waiting for their task's descendants (task.c) */
     _Atomic long pending;           /* explicit tasks of the team not yet complete */
     struct omp_ws ws[OMP_WS_RING];
 };

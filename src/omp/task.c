@@ -167,8 +167,15 @@ static void enqueue_priority(struct omp_team *team, struct omp_task *t)
     omp_word_unlock(&team->task_lock);
 }
 
+/* A push wakes the team's waiters only when it may matter: the queue was
+ * empty (a waiter for any task checks every queue after reading the event
+ * word and before waiting, so one that saw this queue non-empty did not
+ * wait), or a thread waits for descendants of its task (it looks at the
+ * queues for eligible tasks only: any push may bring one). A producer that
+ * keeps its queue non-empty then bumps no shared line per task. */
 static void enqueue(struct omp_thread *thr, struct omp_team *team, struct omp_task *t)
 {
+    long before = 0;
     if (t->priority > 0) {
         enqueue_priority(team, t);
     } else {
@@ -179,10 +186,11 @@ static void enqueue(struct omp_thread *thr, struct omp_team *team, struct omp_ta
         if (q->head) q->head->prev = t;
         else q->tail = t;
         q->head = t;
-        atomic_fetch_add_explicit(&q->n, 1, memory_order_release);
+        before = atomic_fetch_add_explicit(&q->n, 1, memory_order_release);
         omp_word_unlock(&q->lock);
     }
-    omp_team_event(team);
+    atomic_thread_fence(memory_order_seq_cst); /* the push before the look at desc_waiters (see wait_for) */
+    if (before == 0 || atomic_load_explicit(&team->desc_waiters, memory_order_relaxed) > 0) omp_team_event(team);
 }
 
 static bool descends_from(const struct omp_task *t, const struct omp_task *anc)
@@ -330,12 +338,18 @@ bool omp_task_run_one(struct omp_thread *thr, bool any)
 static void wait_for(struct omp_thread *thr, _Atomic long *count, long until)
 {
     struct omp_team *team = thr->team;
+    if (atomic_load_explicit(count, memory_order_acquire) <= until) return;
+    /* Announced before looking at the queues: every push from now on
+     * bumps the event word (enqueue). */
+    atomic_fetch_add_explicit(&team->desc_waiters, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
     while (atomic_load_explicit(count, memory_order_acquire) > until) {
         if (omp_task_run_one(thr, false)) continue;
         uint32_t ev = atomic_load_explicit(&team->event, memory_order_acquire);
         if (atomic_load_explicit(count, memory_order_acquire) <= until) break;
         omp_wait(&team->event, ev);
     }
+    atomic_fetch_sub_explicit(&team->desc_waiters, 1, memory_order_relaxed);
 }
 
 /* ---------- entry points ---------- */
