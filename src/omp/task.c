@@ -186,11 +186,13 @@ static void enqueue(struct omp_thread *thr, struct omp_team *team, struct omp_ta
         if (q->head) q->head->prev = t;
         else q->tail = t;
         q->head = t;
-        before = atomic_fetch_add_explicit(&q->n, 1, memory_order_release);
+        /* seq_cst, as the look at desc_waiters below and the waiters'
+         * announcement and look at q->n (wait_for, take): either the
+         * waiter sees this task or this push sees the waiter. */
+        before = atomic_fetch_add_explicit(&q->n, 1, memory_order_seq_cst);
         omp_word_unlock(&q->lock);
     }
-    atomic_thread_fence(memory_order_seq_cst); /* the push before the look at desc_waiters (see wait_for) */
-    if (before == 0 || atomic_load_explicit(&team->desc_waiters, memory_order_relaxed) > 0) omp_team_event(team);
+    if (before == 0 || atomic_load_explicit(&team->desc_waiters, memory_order_seq_cst) > 0) omp_team_event(team);
 }
 
 static bool descends_from(const struct omp_task *t, const struct omp_task *anc)
@@ -241,7 +243,7 @@ static inline void unlink_task(struct omp_taskq *q, struct omp_task *t)
  * of q's others too, which go to thr's own queue. */
 static struct omp_task *take(struct omp_taskq *q, struct omp_thread *thr, bool any, bool own, bool batch)
 {
-    if (atomic_load_explicit(&q->n, memory_order_acquire) == 0) return NULL;
+    if (atomic_load_explicit(&q->n, memory_order_seq_cst) == 0) return NULL; /* seq_cst: see enqueue */
     omp_word_lock(&q->lock);
     struct omp_task *t = own ? q->head : q->tail;
     while (t && !may_run(t, thr, any)) t = own ? t->next : t->prev;
@@ -341,8 +343,7 @@ static void wait_for(struct omp_thread *thr, _Atomic long *count, long until)
     if (atomic_load_explicit(count, memory_order_acquire) <= until) return;
     /* Announced before looking at the queues: every push from now on
      * bumps the event word (enqueue). */
-    atomic_fetch_add_explicit(&team->desc_waiters, 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_seq_cst);
+    atomic_fetch_add_explicit(&team->desc_waiters, 1, memory_order_seq_cst);
     while (atomic_load_explicit(count, memory_order_acquire) > until) {
         if (omp_task_run_one(thr, false)) continue;
         uint32_t ev = atomic_load_explicit(&team->event, memory_order_acquire);
