@@ -97,8 +97,6 @@ OMP_HIDDEN void omp_env_init(void);
 OMP_HIDDEN void omp_streams_init(const weft_config *cfg);
 /* Are the streams bound to the CPUs of the places? */
 OMP_HIDDEN bool omp_streams_bound(void);
-/* Does every live OpenMP thread have a stream of its own? */
-OMP_HIDDEN bool omp_streams_own(void);
 /* The rank of the stream for thread i of a new team in `place` (-1: none)
  * whose thread 0 runs on stream `first`, nested in an active team of
  * `outer` threads (0: not nested); with own streams the thread holds it

@@ -137,7 +137,6 @@ void omp_streams_init(const weft_config *cfg)
 }
 
 bool omp_streams_bound(void) { return g_bound; }
-bool omp_streams_own(void) { return g_own; }
 
 /* own: a stream no OpenMP thread holds (with binding, one bound to a CPU
  * of `place`), else a new one (bound there). Returns its rank, or -1. */

@@ -291,10 +291,9 @@ static struct omp_task *dequeue(struct omp_team *team, struct omp_thread *thr, b
 {
     struct omp_task *t = NULL;
     if (atomic_load_explicit(&team->prio_queued, memory_order_acquire) > 0) t = take_priority(team, thr, any);
-    bool member = team->threads[thr->num] == thr; /* (always: a thread runs tasks of its own team) */
-    if (!t && member) t = take(&thr->tq, thr, any, true, false);
+    if (!t) t = take(&thr->tq, thr, any, true, false);
     for (unsigned k = 1; !t && k < team->nthreads; k++)
-        t = take(&team->threads[(thr->num + k) % team->nthreads]->tq, thr, any, false, member);
+        t = take(&team->threads[(thr->num + k) % team->nthreads]->tq, thr, any, false, true);
     return t;
 }
 

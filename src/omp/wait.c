@@ -38,15 +38,9 @@ static inline struct bucket *bucket_of(const void *w)
 }
 
 /* Each of these may switch to another ULT of the stream: the OpenMP
- * thread cache is put back when the caller resumes (omp_internal.h). */
-void omp_relax(void)
-{
-    struct omp_thread *me = omp_self_keep();
-    if (weft_yield() != WEFT_OK || atomic_load_explicit(&omp_streams_crowded, memory_order_relaxed)) sched_yield();
-    omp_self_restore(me);
-}
-
-/* Turn i (from 1) of a waiter's spin. Past the first 1024 turns (~10 us),
+ * thread cache is put back when the caller resumes (omp_internal.h).
+ *
+ * Turn i (from 1; 0 for a single turn) of a waiter's spin. Past the first 1024 turns (~10 us),
  * every 256th also gives the CPU to the OS: streams are not bound by
  * default, and the OS may leave two of them on one CPU (a woken thread
  * goes where its waker runs), where a waiter that only yields to the ULTs
@@ -63,6 +57,8 @@ void omp_relax_n(long i)
         sched_yield();
     omp_self_restore(me);
 }
+
+void omp_relax(void) { omp_relax_n(0); }
 
 /* Checks before parking when own streams outnumber the CPUs. */
 #define SPIN_CROWDED 100L
