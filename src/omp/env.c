@@ -900,6 +900,7 @@ static void display_env(int verbose)
         fprintf(f, "  WEFT_OMP_SPIN = '%ld'\n", omp_g.spin);
         fprintf(f, "  WEFT_OMP_SHARE_STREAMS = '%s'\n",
                 omp_g.share_streams < 0 ? "AUTO" : omp_g.share_streams ? "TRUE" : "FALSE");
+        fprintf(f, "  WEFT_OMP_RESCUE_MS = '%ld'\n", omp_g.rescue_ms);
     }
     fputs("OPENMP DISPLAY ENVIRONMENT END\n", f);
     funlockfile(f);
@@ -1001,6 +1002,13 @@ void omp_env_init(void)
         static const char *const share[] = {"auto", "true", "false"};
         int i = parse_name("WEFT_OMP_SHARE_STREAMS", share, 3, 1);
         omp_g.share_streams = i == 1 ? 1 : i == 2 ? 0 : -1;
+    }
+    {
+        /* milliseconds (0: never) before a thread left ready behind a
+         * spinning one is moved to a stream of its own (rescue.c) */
+        int ms = 100;
+        parse_int("WEFT_OMP_RESCUE_MS", &ms, 1);
+        omp_g.rescue_ms = ms;
     }
     {
         static const char *const pol[] = {"passive", "active"};

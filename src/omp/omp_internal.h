@@ -79,6 +79,7 @@ struct omp_global {
     int teams_thread_limit;         /* teams-thread-limit-var, 0: not set */
     int target_offload;             /* 0 default, 1 mandatory, 2 disabled */
     int share_streams;              /* WEFT_OMP_SHARE_STREAMS: -1 auto, 0 false, 1 true (streams.c) */
+    long rescue_ms;                 /* WEFT_OMP_RESCUE_MS: 0 off (rescue.c) */
     int num_procs;                  /* CPUs the process may use */
     int num_places;                 /* place-partition-var of the initial thread */
     int **place_procs;              /* [num_places][place_nprocs[i]]: OS CPU ids */
@@ -99,10 +100,47 @@ OMP_HIDDEN void omp_streams_init(const weft_config *cfg);
 OMP_HIDDEN bool omp_streams_bound(void);
 /* The rank of the stream for thread i of a new team in `place` (-1: none)
  * whose thread 0 runs on stream `first`, nested in an active team of
- * `outer` threads (0: not nested); with own streams the thread holds it
- * until omp_stream_release. */
-OMP_HIDDEN int omp_stream_pick(int place, unsigned i, int first, unsigned outer);
+ * `outer` threads (0: not nested). With own streams the thread holds it
+ * (*held) until omp_stream_release. */
+OMP_HIDDEN int omp_stream_pick(int place, unsigned i, int first, unsigned outer, bool *held);
 OMP_HIDDEN void omp_stream_release(int rank);
+/* A stream no OpenMP thread holds, made beyond the CPUs' (a new one if
+ * none is free), other than `avoid`; held as by omp_stream_pick. -1: no
+ * memory for another. */
+OMP_HIDDEN int omp_stream_take_spare(int avoid);
+/* A thread was rescued (rescue.c): with WEFT_OMP_SHARE_STREAMS=auto, the
+ * teams made from now on get a stream per thread. */
+OMP_HIDDEN void omp_streams_rescued(void);
+/* Is the module at `path` one of the C, C++ and Fortran runtimes (or the
+ * loader, the vDSO, a sanitizer's runtime): code that is not the program's? */
+OMP_HIDDEN bool omp_is_runtime_lib(const char *path);
+#define OMP_MAX_STREAMS 1024
+
+/* ---------- rescue (rescue.c) ---------- */
+
+/* With shared streams: a watchdog that moves an OpenMP thread left ready
+ * behind one that runs without a break for WEFT_OMP_RESCUE_MS (a spin on a
+ * flag) to a stream of its own. Started by the first team that puts two
+ * OpenMP threads on one stream. */
+OMP_HIDDEN void omp_rescue_init(void);
+OMP_HIDDEN void omp_rescue_arm_slow(void);
+extern _Atomic bool omp_rescue_armed OMP_HIDDEN;
+static inline void omp_rescue_arm(void)
+{
+    if (!atomic_load_explicit(&omp_rescue_armed, memory_order_relaxed)) omp_rescue_arm_slow();
+}
+/* The stream of the calling OS thread ran OpenMP code: it is not stuck. */
+extern __thread _Atomic uint32_t *omp_t_beat OMP_HIDDEN __attribute__((tls_model("initial-exec")));
+OMP_HIDDEN void omp_beat_slow(void);
+static inline void omp_beat(void)
+{
+    _Atomic uint32_t *b = omp_t_beat;
+    if (omp_likely(b != NULL))
+        atomic_store_explicit(b, atomic_load_explicit(b, memory_order_relaxed) + 1, memory_order_relaxed);
+    else
+        omp_beat_slow();
+}
+
 /* Own streams, more of them held than the process has CPUs: the OS
  * multiplexes them, and a waiter that spins keeps a CPU from the thread
  * it waits for (wait.c spins less, as libgomp throttles its spin count). */
@@ -183,6 +221,7 @@ struct omp_thread {
     struct omp_thread *saved;       /* thread 0 of a team: the encountering thread's state */
     struct omp_team *hot;           /* the team of its last parallel region, kept for the next */
     int stream;                     /* a worker: the rank of the stream its ULT runs on */
+    bool holds;                     /* it holds that stream (own streams, or rescued) */
     struct omp_taskq tq __attribute__((aligned(OMP_CACHE_LINE))); /* its deferred tasks */
     /* task records of one size (task.c): freed by itself, and by others */
     struct omp_task *rec_free;
@@ -197,10 +236,11 @@ OMP_HIDDEN __attribute__((noreturn)) void omp_fatal(const char *what);
  *
  * The weft key (team.c) is where it lives; omp_tls_self caches it for the
  * OS thread, for the OpenMP thread running there now. That is sound
- * because an OpenMP thread's ULT never leaves its stream (private pools,
- * the main ULT bound), and because every call of weft that may switch to
- * another ULT is made through wait.c or team.c, which put the cache back
- * when the caller resumes (omp_self_keep / omp_self_restore). */
+ * because every call of weft that may switch to another ULT, or move the
+ * caller to another stream, is made through wait.c, team.c or rescue.c,
+ * which put the cache back when the caller resumes (omp_self_keep /
+ * omp_self_restore); an OpenMP thread's ULT moves only there (private
+ * pools, the main ULT bound). */
 extern __thread struct omp_thread *omp_tls_self OMP_HIDDEN __attribute__((tls_model("initial-exec")));
 OMP_HIDDEN struct omp_thread *omp_self_slow(void);
 static inline struct omp_thread *omp_self(void)

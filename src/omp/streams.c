@@ -1,6 +1,7 @@
 /* weft-omp: on which stream each OpenMP thread runs.
  *
- * Two ways, chosen once at start (WEFT_OMP_SHARE_STREAMS):
+ * Two ways, chosen at start (WEFT_OMP_SHARE_STREAMS; `auto` may turn from
+ * shared to own once, see below):
  *
  * - shared (the default for most programs): the streams are the CPUs the
  *   process may use and no more; the threads of a team are spread over them
@@ -16,9 +17,12 @@
  *   a stream would share their threadprivate copies, and `copyin` would
  *   copy a variable onto itself. The program gets what libgomp gives it,
  *   one OS thread per OpenMP thread, and keeps weft's regions, barriers
- *   and tasks. It also suits programs whose threads wait for each other
- *   by spinning on a flag (a ULT is not preempted, so the flag's writer
- *   must not wait behind the spinner on the same stream).
+ *   and tasks.
+ *
+ * With shared streams, a thread that spins on a flag could keep the
+ * flag's writer, ready on its stream, from running: rescue.c moves such a
+ * thread to a stream of its own (a spare one, made beyond the CPUs'), and
+ * with `auto` turns later teams to own streams.
  *
  * `auto` (the default) is own when a module loaded at start other than
  * the C, C++ and Fortran runtimes (and this library) has a TLS segment,
@@ -31,12 +35,13 @@
 
 #include "omp_internal.h"
 
-#define MAX_STREAMS 1024
+#define MAX_STREAMS OMP_MAX_STREAMS
 
 static int g_streams = 1;            /* streams in use: the live ones at start, then any made */
+static int g_base = 1;               /* the streams at start (one per CPU): shared ones spread over these */
 static int g_stream_cpu[MAX_STREAMS]; /* with binding: the CPU stream k is bound to, else -1 */
 static bool g_bound;
-static bool g_own;
+static _Atomic bool g_own;           /* may change once, from shared to own (omp_streams_rescued) */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned g_held[MAX_STREAMS]; /* own: the live OpenMP threads on stream k */
 static unsigned g_held_total;
@@ -48,15 +53,16 @@ static long g_spin_us;
 
 /* Libraries whose thread-local variables are the OS thread's working state
  * within one call (errno, malloc's cache, I/O state): sharing them between
- * the ULTs of a stream is what a ULT runtime does anyway. */
+ * the ULTs of a stream is what a ULT runtime does anyway. rescue.c uses the
+ * list too: code in these may be inside that per-thread state. */
 static const char *const g_runtimes[] = {
     "libc.so",      "libm.so",         "libmvec.so",     "ld-linux",    "ld64.so",      "libpthread.so",
     "libdl.so",     "librt.so",        "libstdc++.so",   "libgcc_s.so", "libgfortran.so", "libquadmath.so",
     "libasan.so",   "libtsan.so",      "libubsan.so",    "liblsan.so",  "libhwloc.so",  "libudev.so",
-    "libnuma.so",   "libgomp.so",      "libatomic.so",
+    "libnuma.so",   "libgomp.so",      "libatomic.so",   "linux-vdso",  "linux-gate",
 };
 
-static bool is_runtime(const char *path)
+bool omp_is_runtime_lib(const char *path)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -77,7 +83,7 @@ static int tls_probe(struct dl_phdr_info *info, size_t size, void *arg)
             self < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
             is_self = true;
     }
-    if (has_tls && !is_self && (!info->dlpi_name[0] || !is_runtime(info->dlpi_name))) {
+    if (has_tls && !is_self && (!info->dlpi_name[0] || !omp_is_runtime_lib(info->dlpi_name))) {
         *(bool *)arg = true;
         return 1;
     }
@@ -130,13 +136,32 @@ void omp_streams_init(const weft_config *cfg)
     g_spin_us = cfg->spin_us;
     weft_xstream_count(&g_streams);
     if (g_streams > MAX_STREAMS) g_streams = MAX_STREAMS;
+    g_base = g_streams;
     bind_streams();
-    g_own = omp_g.share_streams == 0 || (omp_g.share_streams < 0 && program_has_tls());
+    atomic_store(&g_own, omp_g.share_streams == 0 || (omp_g.share_streams < 0 && program_has_tls()));
     g_held[0] = 1; /* the initial thread's */
     g_held_total = 1;
+    omp_rescue_init();
 }
 
 bool omp_streams_bound(void) { return g_bound; }
+
+/* Under g_lock: a new stream (bound to the first CPU of `place` when
+ * `place` >= 0 and the streams are bound). Returns its rank, or -1. */
+static int make_stream(int place)
+{
+    if (g_streams >= MAX_STREAMS) return -1;
+    weft_xstream xs;
+    int rank;
+    if (weft_xstream_create(NULL, &xs) != WEFT_OK || weft_xstream_rank(xs, &rank) != WEFT_OK) return -1;
+    if (rank >= MAX_STREAMS) return -1;
+    g_stream_cpu[rank] = -1;
+    if (g_bound && place >= 0 && place < omp_g.num_places &&
+        weft_xstream_set_cpubind(xs, omp_g.place_procs[place][0]) == WEFT_OK)
+        g_stream_cpu[rank] = omp_g.place_procs[place][0];
+    if (rank >= g_streams) g_streams = rank + 1;
+    return rank;
+}
 
 /* own: a stream no OpenMP thread holds (with binding, one bound to a CPU
  * of `place`), else a new one (bound there). Returns its rank, or -1. */
@@ -149,16 +174,8 @@ static int take_free(int place)
         if (!want || (g_stream_cpu[k] >= 0 && place_has(place, g_stream_cpu[k]))) return k;
         if (any < 0) any = k;
     }
-    if (g_streams >= MAX_STREAMS) return any;
-    weft_xstream xs;
-    int rank;
-    if (weft_xstream_create(NULL, &xs) != WEFT_OK || weft_xstream_rank(xs, &rank) != WEFT_OK) return any;
-    if (rank >= MAX_STREAMS) return any;
-    g_stream_cpu[rank] = -1;
-    if (want && weft_xstream_set_cpubind(xs, omp_g.place_procs[place][0]) == WEFT_OK)
-        g_stream_cpu[rank] = omp_g.place_procs[place][0];
-    if (rank >= g_streams) g_streams = rank + 1;
-    return rank;
+    int rank = make_stream(place);
+    return rank >= 0 ? rank : any;
 }
 
 /* Under g_lock, after a stream was taken or given back. Crowded, an idle
@@ -175,39 +192,71 @@ static void crowding_update(void)
 static int spread(int place, unsigned i, int first)
 {
     if (g_bound && place >= 0 && place < omp_g.num_places)
-        for (int k = 0; k < g_streams; k++) {
-            int s = (int)((unsigned)first + i + (unsigned)k) % g_streams;
+        for (int k = 0; k < g_base; k++) {
+            int s = (int)((unsigned)first + i + (unsigned)k) % g_base;
             if (g_stream_cpu[s] >= 0 && place_has(place, g_stream_cpu[s])) return s;
         }
-    return (int)(((unsigned)first + i) % (unsigned)g_streams);
+    return (int)(((unsigned)first + i) % (unsigned)g_base);
 }
 
-int omp_stream_pick(int place, unsigned i, int first, unsigned outer)
+int omp_stream_pick(int place, unsigned i, int first, unsigned outer, bool *held)
 {
-    /* A nested team inside a team that already has a thread on every
-     * stream gains no parallelism from other streams, only hand-overs
-     * between them: its workers stay on the encountering thread's stream
-     * and run when thread 0 waits, as GLTO runs a nested level's ULTs on
-     * the outer thread that meets it ([LWT-PM] section 4.5). */
-    if (!g_own && first >= 0 && outer >= (unsigned)g_streams && !g_bound) return first;
-    if (!g_own) return spread(place, i, first);
+    *held = false;
+    bool own = atomic_load_explicit(&g_own, memory_order_relaxed);
+    if (!own) {
+        /* Two OpenMP threads on one stream from here on: a spinning one
+         * could keep the other from running (rescue.c). */
+        if (outer || i >= (unsigned)g_base) omp_rescue_arm();
+        /* A nested team inside a team that already has a thread on every
+         * stream gains no parallelism from other streams, only hand-overs
+         * between them: its workers stay on the encountering thread's
+         * stream and run when thread 0 waits, as GLTO runs a nested
+         * level's ULTs on the outer thread that meets it ([LWT-PM]
+         * section 4.5). */
+        if (first >= 0 && first < g_base && outer >= (unsigned)g_base && !g_bound) return first;
+        return spread(place, i, first < 0 ? 0 : first);
+    }
     pthread_mutex_lock(&g_lock);
     int s = take_free(place);
     /* Past MAX_STREAMS, or no memory for another stream: share one. */
-    if (s < 0) s = spread(place, i, first);
+    if (s < 0) s = spread(place, i, first < 0 ? 0 : first % g_base);
     g_held[s]++;
     g_held_total++;
     crowding_update();
     pthread_mutex_unlock(&g_lock);
+    *held = true;
     return s;
 }
 
 void omp_stream_release(int rank)
 {
-    if (!g_own || rank < 0 || rank >= MAX_STREAMS) return;
+    if (rank < 0 || rank >= MAX_STREAMS) return;
     pthread_mutex_lock(&g_lock);
     g_held[rank]--;
     g_held_total--;
     crowding_update();
     pthread_mutex_unlock(&g_lock);
+}
+
+/* ---------- rescue (rescue.c) ---------- */
+
+int omp_stream_take_spare(int avoid)
+{
+    pthread_mutex_lock(&g_lock);
+    int s = -1;
+    for (int k = g_base; k < g_streams && s < 0; k++)
+        if (!g_held[k] && k != avoid) s = k;
+    if (s < 0) s = make_stream(-1);
+    if (s >= 0) {
+        g_held[s]++;
+        g_held_total++;
+        crowding_update();
+    }
+    pthread_mutex_unlock(&g_lock);
+    return s;
+}
+
+void omp_streams_rescued(void)
+{
+    if (omp_g.share_streams < 0) atomic_store_explicit(&g_own, true, memory_order_relaxed);
 }

@@ -278,6 +278,7 @@ static void worker_main(void *arg)
     struct omp_thread *thr = arg;
     struct omp_team *t = thr->team;
     self_set(thr);
+    omp_beat();
     uint32_t gen = atomic_load_explicit(&t->start_gen, memory_order_acquire);
     if (omp_g.display_affinity) omp_affinity_display_thread(); /* a new team: show where it runs */
     for (;;) {
@@ -309,10 +310,11 @@ static void team_dissolve(struct omp_team *t)
     for (unsigned i = 1; i < t->nthreads; i++)
         if (weft_thread_free(&t->units[i - 1]) != WEFT_OK) omp_fatal("could not join a thread of a team");
     omp_self_restore(me);
+    omp_beat();
     if (t->threads[0]->hot) team_dissolve(t->threads[0]->hot);
     omp_ws_team_fini(t);
     for (unsigned i = 0; i < t->nthreads; i++) {
-        if (i) omp_stream_release(t->threads[i]->stream);
+        if (i && t->threads[i]->holds) omp_stream_release(t->threads[i]->stream);
         omp_task_records_free(t->threads[i]);
         free(t->threads[i]);
     }
@@ -365,7 +367,7 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, void (*
         unsigned outer = enc->team && enc->team->active_level ? enc->team->nthreads : 0;
         for (unsigned i = 1; i < n; i++) {
             weft_xstream to;
-            int s = omp_stream_pick(t->threads[i]->place, i, first, outer);
+            int s = omp_stream_pick(t->threads[i]->place, i, first, outer, &t->threads[i]->holds);
             t->threads[i]->stream = s;
             int rc = weft_xstream_get(s, &to);
             if (rc == WEFT_OK) rc = weft_thread_create_to(to, worker_main, t->threads[i], NULL, &t->units[i - 1]);

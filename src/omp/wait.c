@@ -56,6 +56,7 @@ void omp_relax_n(long i)
         atomic_load_explicit(&omp_streams_crowded, memory_order_relaxed))
         sched_yield();
     omp_self_restore(me);
+    omp_beat();
 }
 
 void omp_relax(void) { omp_relax_n(0); }
@@ -81,6 +82,7 @@ void omp_wait(_Atomic uint32_t *w, uint32_t val)
     atomic_fetch_sub(&b->parked, 1);
     weft_mutex_unlock(b->m);
     omp_self_restore(me);
+    omp_beat();
 }
 
 void omp_wake(_Atomic uint32_t *w)

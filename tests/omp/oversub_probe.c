@@ -15,8 +15,9 @@
  * The test fails only if OMP_TEST_MAX_OS_THREADS is set and the count
  * exceeds it (e.g. run.sh LIBDIR with OMP_TEST_MAX_OS_THREADS=8 in the
  * environment for weft-omp; "procs" means omp_get_num_procs(), weft-omp's
- * stream count; "procs+N" allows N more, e.g. ThreadSanitizer's own
- * thread).  Unset, it only prints the count.
+ * stream count; "procs+N" allows N more, e.g. weft-omp's watchdog
+ * thread, which nested teams start, or ThreadSanitizer's own thread).
+ * Unset, it only prints the count.
  */
 #include "omp_check.h"
 
