@@ -13,6 +13,13 @@
 #   OMP_TEST_ONLY    extended regex: run only the tests whose name matches
 #   OMP_TEST_TIMEOUT seconds per run (default 60)
 #   OMP_TEST_MAX_OS_THREADS  passed on to oversub_probe (see that test)
+#   OMP_TEST_CC, OMP_TEST_CXX, OMP_TEST_FC  the compilers (default gcc, g++,
+#                    gfortran; OMP_TEST_FC=none skips the Fortran tests),
+#                    e.g. a cross compiler's
+#   OMP_TEST_RUNNER  a command that runs each test (e.g. qemu-aarch64 -L
+#                    /usr/aarch64-linux-gnu for a cross build); the tests
+#                    that start a copy of themselves then pass their own
+#                    runner on (OMP_TEST_RUNNER is in their environment)
 #
 # Every *.c / *.cpp / *.f90 file here is a test.  A test is built once with
 # gcc / g++ / gfortran -fopenmp -O2 plus the flags of its "BUILD-FLAGS:"
@@ -73,6 +80,7 @@ fi
 tests=()
 for src in "$here"/*.c "$here"/*.cpp "$here"/*.f90; do
     [ -e "$src" ] || continue
+    [ "${OMP_TEST_FC:-}" = none ] && [[ $src == *.f90 ]] && continue
     name=$(basename "$src")
     name=${name%.*}
     if [ -n "$only" ] && ! [[ $name =~ $only ]]; then
@@ -99,9 +107,9 @@ build_one() { # build_one SRC: compile into $build, log in $build/NAME.log
         return 0
     fi
     case "$src" in
-    *.c) cc="gcc -std=gnu11" ;;
-    *.cpp) cc="g++ -std=gnu++17" ;;
-    *.f90) cc="gfortran -J $build/mod-$name" && mkdir -p "$build/mod-$name" ;;
+    *.c) cc="${OMP_TEST_CC:-gcc} -std=gnu11" ;;
+    *.cpp) cc="${OMP_TEST_CXX:-g++} -std=gnu++17" ;;
+    *.f90) cc="${OMP_TEST_FC:-gfortran} -J $build/mod-$name" && mkdir -p "$build/mod-$name" ;;
     esac
     flags=$(directive "$src" BUILD-FLAGS | tr '\n' ' ')
     # shellcheck disable=SC2086
@@ -194,7 +202,8 @@ for src in "${tests[@]}"; do
         read -ra words <<<"$e"
         runs=$((runs + 1))
         start=$(date +%s.%N)
-        out=$(cd "$build" && timeout -k 5 "$timeout_s" env "${words[@]}" "./$name" 2>&1)
+        # shellcheck disable=SC2086
+        out=$(cd "$build" && timeout -k 5 "$timeout_s" env "${words[@]}" ${OMP_TEST_RUNNER:-} "./$name" 2>&1)
         rc=$?
         secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
         label="$name [${e}]"
