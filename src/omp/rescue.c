@@ -92,6 +92,7 @@ static pthread_mutex_t g_arm_lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t g_pid;
 static weft_thread g_main_unit;
 static struct sigaction g_old;
+static sigset_t g_mask; /* the signal mask of the thread that armed the watchdog */
 
 /* Code ranges: weft-omp's own (busy: try later), and the program's (where
  * a spinner may be moved away). Taken when the watchdog starts. */
@@ -201,34 +202,58 @@ static int move_one(weft_xstream xs, weft_pool target, int r, bool *main_waits, 
     return res;
 }
 
+/* errno is per OS thread: after a migration, the new thread's (a call,
+ * so that its address is not the one taken before the switch). */
+static __attribute__((noinline)) void set_errno(int e)
+{
+    errno = e;
+}
+
+static void forward(int sig, siginfo_t *si, void *ucv)
+{
+    if ((g_old.sa_flags & SA_SIGINFO) && g_old.sa_sigaction) g_old.sa_sigaction(sig, si, ucv);
+    else if (g_old.sa_handler != SIG_DFL && g_old.sa_handler != SIG_IGN && g_old.sa_handler) g_old.sa_handler(sig);
+}
+
 static void on_signal(int sig, siginfo_t *si, void *ucv)
 {
-    if (si->si_code != SI_TKILL || si->si_pid != g_pid) {
-        /* Not ours: the program's handler, if it had one. */
-        if ((g_old.sa_flags & SA_SIGINFO) && g_old.sa_sigaction) g_old.sa_sigaction(sig, si, ucv);
-        else if (g_old.sa_handler != SIG_DFL && g_old.sa_handler != SIG_IGN && g_old.sa_handler) g_old.sa_handler(sig);
+    weft_xstream xs;
+    int k;
+    if (si->si_code != SI_TKILL || si->si_pid != g_pid || weft_xstream_self(&xs) != WEFT_OK ||
+        weft_xstream_rank(xs, &k) != WEFT_OK || k < 0 || k >= OMP_MAX_STREAMS) {
+        forward(sig, si, ucv); /* not ours: the program's handler, if it had one */
+        return;
+    }
+    struct watch *w = &g_watch[k];
+    uint32_t req = atomic_load_explicit(&w->req, memory_order_acquire);
+    if (atomic_load_explicit(&w->ack, memory_order_relaxed) == req) {
+        forward(sig, si, ucv); /* no request open: the program's own (raise, pthread_kill) */
         return;
     }
     int saved_errno = errno;
-    weft_xstream xs;
-    int k;
-    if (weft_xstream_self(&xs) != WEFT_OK || weft_xstream_rank(xs, &k) != WEFT_OK || k < 0 || k >= OMP_MAX_STREAMS)
-        goto out;
-    struct watch *w = &g_watch[k];
-    uint32_t req = atomic_load_explicit(&w->req, memory_order_acquire);
     uintptr_t pc = interrupted_pc(ucv);
     int res = RES_BUSY, more = 0, drop = -1;
     bool main_waits = false;
-    if (!in_ranges(g_self, g_nself, pc)) res = move_one(xs, w->target, w->target_rank, &main_waits, &more, &drop);
+    if (!in_ranges(g_self, g_nself, pc)) {
+        res = move_one(xs, w->target, w->target_rank, &main_waits, &more, &drop);
+        /* Woken by another stream, the initial thread (bound to the
+         * primary stream) waits in its run-next list, not in the pool. */
+        weft_thread_state st;
+        if (k == 0 && g_main_unit && weft_thread_get_state(g_main_unit, &st) == WEFT_OK && st == WEFT_STATE_READY)
+            main_waits = true;
+    }
     weft_thread self;
-    struct omp_thread *me = omp_self_keep();
-    if (res == RES_NONE && main_waits && me && in_ranges(g_user, g_nuser, pc) && weft_self(&self) == WEFT_OK &&
-        self != g_main_unit) {
-        /* Only the initial thread waits here: move the spinner instead. */
-        int old_stream = me->stream;
-        bool old_holds = me->holds;
-        me->stream = w->target_rank;
-        me->holds = true;
+    void *arg;
+    if (res == RES_NONE && main_waits && in_ranges(g_user, g_nuser, pc) && weft_self(&self) == WEFT_OK &&
+        self != g_main_unit && weft_thread_get_arg(self, &arg) == WEFT_OK && arg) {
+        /* Only the initial thread waits here: move the spinner instead.
+         * Its hold is its own thread's (the worker's struct, even when it
+         * is thread 0 of a nested team now). */
+        struct omp_thread *me = omp_self_keep(), *worker = arg;
+        int old_stream = worker->stream;
+        bool old_holds = worker->holds;
+        worker->stream = w->target_rank;
+        worker->holds = true;
         if (weft_thread_migrate(self, w->target) == WEFT_OK) {
             /* Resumed on the target stream's OS thread. Returning from
              * the signal restores the signal mask and the alternate
@@ -243,16 +268,15 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
             res = RES_SELF;
             if (old_holds) drop = old_stream;
         } else {
-            me->stream = old_stream;
-            me->holds = old_holds;
+            worker->stream = old_stream;
+            worker->holds = old_holds;
         }
     }
     atomic_store_explicit(&w->result, res, memory_order_relaxed);
     atomic_store_explicit(&w->more, more, memory_order_relaxed);
     atomic_store_explicit(&w->drop, drop, memory_order_relaxed);
     atomic_store_explicit(&w->ack, req, memory_order_release);
-out:
-    errno = saved_errno;
+    set_errno(saved_errno);
 }
 
 /* ---------- the watchdog ---------- */
@@ -307,7 +331,12 @@ static void rescue_stream(int k, pid_t tid)
 {
     struct watch *w = &g_watch[k];
     for (int round = 0; round < OMP_MAX_STREAMS; round++) {
+        /* A stream made now is a thread of this one: with the program's
+         * signal mask, not the watchdog's (which blocks everything). */
+        sigset_t all;
+        pthread_sigmask(SIG_SETMASK, &g_mask, &all);
         int r = omp_stream_take_spare(k);
+        pthread_sigmask(SIG_SETMASK, &all, NULL);
         if (r < 0) return;
         weft_xstream xs;
         weft_pool p;
@@ -405,6 +434,7 @@ void omp_rescue_arm_slow(void)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old); /* the watchdog takes no signal */
+    g_mask = old;
     pthread_attr_t at;
     pthread_t th;
     pthread_attr_init(&at);

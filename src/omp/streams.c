@@ -247,6 +247,12 @@ int omp_stream_take_spare(int avoid)
     for (int k = g_base; k < g_streams && s < 0; k++)
         if (!g_held[k] && k != avoid) s = k;
     if (s < 0) s = make_stream(-1);
+    /* With binding, the moved thread stays on its stream's CPU (its place). */
+    weft_xstream xs;
+    if (s >= 0 && g_bound && avoid >= 0 && avoid < MAX_STREAMS && g_stream_cpu[avoid] >= 0 &&
+        g_stream_cpu[s] != g_stream_cpu[avoid] && weft_xstream_get(s, &xs) == WEFT_OK &&
+        weft_xstream_set_cpubind(xs, g_stream_cpu[avoid]) == WEFT_OK)
+        g_stream_cpu[s] = g_stream_cpu[avoid];
     if (s >= 0) {
         g_held[s]++;
         g_held_total++;
