@@ -119,7 +119,9 @@ struct child {
 
 /* Run /proc/self/exe with argv[1] = mode, after removing every OMP_* and
  * GOMP_* variable from the child's environment and setting the NULL-ended
- * list `env` of "NAME=value" strings.  Captures stdout and stderr. */
+ * list `env` of "NAME=value" strings.  Captures stdout and stderr.  Under
+ * OMP_TEST_RUNNER (run.sh: an emulator for a cross build), the child runs
+ * through the same runner. */
 static inline struct child run_self(const char *mode, const char *const *env)
 {
     struct child r;
@@ -129,6 +131,21 @@ static inline struct child run_self(const char *mode, const char *const *env)
     unlink(on);
     unlink(en);
     fflush(NULL);
+    const char *runner = getenv("OMP_TEST_RUNNER");
+    char *rargv[16];
+    int rargc = 0;
+    char self[4096], *words = NULL;
+    if (runner && *runner) {
+        words = strdup(runner);
+        CHECK(words != NULL);
+        for (char *w = strtok(words, " \t"); w && rargc < 12; w = strtok(NULL, " \t")) rargv[rargc++] = w;
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        CHECK(n > 0);
+        self[n] = '\0';
+        rargv[rargc++] = self;
+        rargv[rargc++] = (char *)mode;
+        rargv[rargc] = NULL;
+    }
     pid_t pid = fork();
     CHECK(pid >= 0);
     if (pid == 0) {
@@ -154,9 +171,13 @@ static inline struct child run_self(const char *mode, const char *const *env)
             putenv((char *)*e);
         dup2(fo, 1);
         dup2(fe, 2);
-        execl("/proc/self/exe", "child", mode, (char *)NULL);
+        if (rargc)
+            execvp(rargv[0], rargv);
+        else
+            execl("/proc/self/exe", "child", mode, (char *)NULL);
         _exit(127);
     }
+    free(words);
     int st;
     while (waitpid(pid, &st, 0) < 0)
         CHECK(errno == EINTR);

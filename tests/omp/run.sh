@@ -14,8 +14,8 @@
 #   OMP_TEST_TIMEOUT seconds per run (default 60)
 #   OMP_TEST_MAX_OS_THREADS  passed on to oversub_probe (see that test)
 #   OMP_TEST_CC, OMP_TEST_CXX, OMP_TEST_FC  the compilers (default gcc, g++,
-#                    gfortran; OMP_TEST_FC=none skips the Fortran tests),
-#                    e.g. a cross compiler's
+#                    gfortran; "none" for OMP_TEST_CXX or OMP_TEST_FC skips
+#                    the C++ or Fortran tests), e.g. a cross compiler's
 #   OMP_TEST_RUNNER  a command that runs each test (e.g. qemu-aarch64 -L
 #                    /usr/aarch64-linux-gnu for a cross build); the tests
 #                    that start a copy of themselves then pass their own
@@ -81,6 +81,7 @@ tests=()
 for src in "$here"/*.c "$here"/*.cpp "$here"/*.f90; do
     [ -e "$src" ] || continue
     [ "${OMP_TEST_FC:-}" = none ] && [[ $src == *.f90 ]] && continue
+    [ "${OMP_TEST_CXX:-}" = none ] && [[ $src == *.cpp ]] && continue
     name=$(basename "$src")
     name=${name%.*}
     if [ -n "$only" ] && ! [[ $name =~ $only ]]; then
