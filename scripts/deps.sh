@@ -13,7 +13,7 @@ case "${1:-}" in
   *) echo "usage: $0 test|bench" >&2; exit 2 ;;
 esac
 
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep "install ok installed" >/dev/null; }
 missing=() missing_peers=()
 for p in "${want[@]}"; do installed "$p" || missing+=("$p"); done
 for p in "${peers[@]}"; do installed "$p" || missing_peers+=("$p"); done
