@@ -3,8 +3,14 @@
 #ifndef WEFT_TESTS_CHECK_H
 #define WEFT_TESTS_CHECK_H
 
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "weft.h"
 
@@ -52,7 +58,6 @@ static inline weft_pool self_pool(void)
 
 /* Poll until `t` is in `state`, letting the caller's stream (or, from a
  * plain thread, its core) run others meanwhile. */
-#include <sched.h>
 static inline void wait_for_state(weft_thread t, weft_thread_state state)
 {
     weft_thread_state st;
@@ -64,10 +69,40 @@ static inline void wait_for_state(weft_thread t, weft_thread_state state)
     }
 }
 
+/* fork() with stdio flushed first; the child is killed by SIGALRM after
+ * `seconds` (0: never), so a hang fails the test instead of stalling it. */
+static inline pid_t fork_child(unsigned seconds)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0 && seconds) alarm(seconds);
+    return pid;
+}
+
+/* Wait for child `pid`: 1 if it exited with status 0; else 0, after
+ * saying on stderr, prefixed by `what`, how it ended (a hang killed by
+ * fork_child's alarm, another signal, or its exit status). */
+static inline int child_ok(pid_t pid, const char *what)
+{
+    int status;
+    pid_t r;
+    while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+    }
+    CHECK(r == pid);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 1;
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+        fprintf(stderr, "%s: the child hung (killed by its alarm)\n", what);
+    else if (WIFSIGNALED(status))
+        fprintf(stderr, "%s: the child was killed by %s\n", what, strsignal(WTERMSIG(status)));
+    else
+        fprintf(stderr, "%s: the child exited with %d\n", what, WEXITSTATUS(status));
+    return 0;
+}
+
 /* Run `child` in a forked process with its stderr captured into buf (NUL
  * terminated, echoed to ours); returns its wait status. */
-#include <sys/wait.h>
-#include <unistd.h>
 static inline int run_child_stderr(void (*child)(void), char *buf, size_t size)
 {
     int fds[2];

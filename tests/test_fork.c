@@ -52,31 +52,14 @@ static struct sigaction g_segv_before; /* the program's own, before any weft_ini
 static stack_t g_altstack_before;      /* the main thread's, before any weft_init() */
 static cpu_set_t g_mask_before;        /* the main thread's CPUs, before any weft_init() */
 
-static pid_t fork_checked(void)
-{
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) alarm(CHILD_SECONDS);
-    return pid;
-}
+static pid_t fork_checked(void) { return fork_child(CHILD_SECONDS); }
 
 /* The parent: the child must have ended with status 0. */
 static void wait_child(pid_t pid, const char *what, int round)
 {
-    int status;
-    pid_t r;
-    while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR) { }
-    CHECK(r == pid);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
-    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-        fprintf(stderr, "%s, round %d: the child hung (killed after %d s)\n", what, round, CHILD_SECONDS);
-    else if (WIFSIGNALED(status))
-        fprintf(stderr, "%s, round %d: the child was killed by %s\n", what, round, strsignal(WTERMSIG(status)));
-    else
-        fprintf(stderr, "%s, round %d: the child exited with %d\n", what, round, WEXITSTATUS(status));
-    exit(1);
+    char where[128];
+    snprintf(where, sizeof where, "%s, round %d", what, round);
+    if (!child_ok(pid, where)) exit(1);
 }
 
 static _Atomic long g_child_ran;

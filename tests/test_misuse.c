@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "weft.h"
 
 /* ------------------------------------------------------------------ */
@@ -3383,15 +3384,8 @@ __attribute__((used)) const char *__asan_default_options(void) { return "exitcod
 
 static int run_case(const misuse_case *c)
 {
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        perror("fork");
-        return 0;
-    }
+    pid_t pid = fork_child(10);
     if (pid == 0) {
-        alarm(10);
         int rc = c->fn();
         _exit(rc & 0xff);
     }

@@ -229,11 +229,7 @@ int main(void)
         CHECK_OK(weft_xstream_get(1, &x1));
         weft_thread fw;
         CHECK_OK(weft_thread_create_to(x1, fair_waiter, f, NULL, &fw));
-        weft_thread_state st;
-        do {
-            CHECK_OK(weft_yield());
-            CHECK_OK(weft_thread_get_state(fw, &st));
-        } while (st != WEFT_STATE_BLOCKED); /* queued on f */
+        wait_for_state(fw, WEFT_STATE_BLOCKED); /* queued on f */
         CHECK_OK(weft_mutex_unlock(f));
         CHECK(weft_mutex_trylock(f) == WEFT_ERR_BUSY); /* it is the waiter's already */
         g_looked = 1;

@@ -87,13 +87,9 @@ int main(void)
     return 77;
 #else
     for (int eager = 0; eager <= 1; eager++) {
-        fflush(stdout);
-        pid_t pid = fork();
-        CHECK(pid >= 0);
+        pid_t pid = fork_child(60);
         if (pid == 0) _exit(child(eager));
-        int status;
-        CHECK(waitpid(pid, &status, 0) == pid);
-        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        CHECK(child_ok(pid, eager ? "eager stacks" : "lazy stacks"));
     }
     printf("nomem: ok\n");
     return 0;
