@@ -83,7 +83,10 @@ def run_programs(build_dir, quick, streams):
             check_lib(r, build_dir, p.lib, " ".join([p.name] + args))
             r["experiment"] = RENAMED.get(r["experiment"], r["experiment"])
             results.append(r)
-            print(f"  {r['experiment']:<24} {label(r):<24} threads={r['threads']}  "
+            # A point that measures one of several things says which
+            # (feature_cost: create_join or yield, build: shipped or a measurement build).
+            name = r["experiment"] + "".join(f"/{r[k]}" for k in ("what", "build") if k in r)
+            print(f"  {name:<24} {label(r):<24} threads={r['threads']}  "
                   f"median {r['median']:.1f} {r['unit']}  [{r['min']:.1f} .. {r['max']:.1f}]  ({r['runs']} runs)",
                   flush=True)
         if proc.wait() != 0:
