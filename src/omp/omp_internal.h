@@ -322,6 +322,7 @@ struct omp_team {
     _Atomic int desc_waiters;       /* threads waiting for their task's descendants (task.c) */
     _Atomic long pending;           /* explicit tasks of the team not yet complete */
     struct omp_ws ws[OMP_WS_RING];
+    _Atomic unsigned long ws_hi;    /* work-sharing regions set up since the slots were reset (work.c) */
 };
 
 /* team.c */
@@ -348,6 +349,7 @@ static inline struct omp_taskgroup *omp_task_group(const struct omp_task *t)
 OMP_HIDDEN void omp_ws_team_init(struct omp_team *t);
 OMP_HIDDEN void omp_ws_team_fini(struct omp_team *t);
 OMP_HIDDEN void omp_ws_team_reset(struct omp_team *t);
+OMP_HIDDEN void omp_ws_note_setup(struct omp_team *t, unsigned long n); /* the n-th work-sharing region is set up */
 /* A combined construct (parallel loop, parallel sections): its
  * work-sharing region is set up before the team starts, as the team's
  * first, and every thread of the team is already in it. */

@@ -251,6 +251,8 @@ static void team_prepare(struct omp_team *t, struct omp_thread *enc, void (*fn)(
 static void region_finish(struct omp_thread *thr)
 {
     struct omp_team *t = thr->team;
+    /* A team of one: nobody waits for it, and its tasks were undeferred. */
+    if (t->nthreads == 1 && atomic_load_explicit(&t->pending, memory_order_acquire) == 0) return;
     atomic_fetch_add_explicit(&t->done, 1, memory_order_acq_rel);
     omp_team_event(t);
     for (;;) {
@@ -351,14 +353,17 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, void (*
         struct omp_ws *ws = &t->ws[0];
         setup(ws, n, arg);
         atomic_store_explicit(&ws->state, 2, memory_order_relaxed);
+        omp_ws_note_setup(t, 0);
         for (unsigned i = 0; i < n; i++) {
             t->threads[i]->ws_count = 1;
             t->threads[i]->ws = ws;
         }
     }
     if (reuse) {
-        atomic_fetch_add_explicit(&t->start_gen, 1, memory_order_release);
-        omp_wake(&t->start_gen);
+        if (n > 1) { /* a team of one has no worker to start */
+            atomic_fetch_add_explicit(&t->start_gen, 1, memory_order_release);
+            omp_wake(&t->start_gen);
+        }
     } else if (n > 1) {
         struct omp_thread *me = omp_self_keep();
         int first = 0;

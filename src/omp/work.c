@@ -49,6 +49,17 @@ static void ws_clear(struct omp_ws *ws)
 void omp_ws_team_init(struct omp_team *t)
 {
     for (unsigned i = 0; i < OMP_WS_RING; i++) atomic_store_explicit(&t->ws[i].seq, i, memory_order_relaxed);
+    atomic_store_explicit(&t->ws_hi, 0, memory_order_relaxed);
+}
+
+/* The n-th work-sharing region of the team's current parallel region is
+ * set up: slots past the highest one so used need no reset. */
+void omp_ws_note_setup(struct omp_team *t, unsigned long n)
+{
+    unsigned long hi = atomic_load_explicit(&t->ws_hi, memory_order_relaxed);
+    while (hi < n + 1 &&
+           !atomic_compare_exchange_weak_explicit(&t->ws_hi, &hi, n + 1, memory_order_relaxed, memory_order_relaxed)) {
+    }
 }
 
 void omp_ws_team_fini(struct omp_team *t)
@@ -57,10 +68,15 @@ void omp_ws_team_fini(struct omp_team *t)
 }
 
 /* Back to the first region, for the team's next parallel region. Slots
- * are clear already unless the last region was cancelled. */
+ * are clear already unless the last region was cancelled; only those the
+ * last region used (ws_hi) can have moved on. A region with static loops
+ * only (they use no slot) resets nothing. */
 void omp_ws_team_reset(struct omp_team *t)
 {
-    for (unsigned i = 0; i < OMP_WS_RING; i++) {
+    unsigned long hi = atomic_load_explicit(&t->ws_hi, memory_order_relaxed);
+    if (!hi) return;
+    atomic_store_explicit(&t->ws_hi, 0, memory_order_relaxed);
+    for (unsigned i = 0; i < OMP_WS_RING && i < hi; i++) {
         struct omp_ws *ws = &t->ws[i];
         if (atomic_load_explicit(&ws->state, memory_order_relaxed) ||
             atomic_load_explicit(&ws->left, memory_order_relaxed)) {
@@ -88,6 +104,7 @@ static struct omp_ws *ws_enter(struct omp_thread *thr, bool *first)
     thr->chunk_lo = thr->chunk_hi = 0;
     uint32_t zero = 0;
     if (atomic_compare_exchange_strong_explicit(&ws->state, &zero, 1, memory_order_acq_rel, memory_order_acquire)) {
+        omp_ws_note_setup(t, n);
         *first = true;
         return ws;
     }
