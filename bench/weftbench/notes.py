@@ -86,6 +86,11 @@ def behind():
     return load("behind")
 
 
+def weft_omp():
+    """Why a target of weft-omp is missed, by experiment."""
+    return load("weft_omp")
+
+
 def observation(key):
     """One observation that a report section quotes."""
     return load("observations")[key]

@@ -151,6 +151,7 @@ def weft_omp_targets_section(res):
            "| experiment | threads | target | weft-omp | peer | weft-omp / peer | met |",
            "|---|---|---|---|---|---|---|"]
     any_row = False
+    missed = {}  # experiment -> thread counts where a target is not met
     for t in WEFT_OMP_TARGETS:
         for exp in t.experiments:
             for th in t.threads:
@@ -162,11 +163,21 @@ def weft_omp_targets_section(res):
                     continue
                 any_row = True
                 ok = w["median"] <= t.ratio * p["median"]
+                if not ok:
+                    missed.setdefault(exp, set()).add(th)
                 out.append(f"| {exp} | {th} | {goal} | {fmt(w['median'])} {w['unit']} | {fmt(p['median'])} "
                            f"{p['unit']} ({label(p)}) | {ratio_cell(w, p)} | {'met' if ok else '**not met**'} |")
     if not any_row:
         out.append("")
         out.append(NOT_MEASURED + " for weft-omp.")
+    if missed:
+        why = notes.weft_omp()
+        out += ["", "Why a target is not met, as measured (bench/notes/weft_omp.md):", ""]
+        for exp in sorted(missed):
+            threads = ", ".join(str(th) for th in sorted(missed[exp]))
+            text = why[exp].cite() if exp in why else "no measured explanation yet."
+            text = text.replace("\n\n", "\n\n  ")  # its later paragraphs stay in the list item
+            out.append(f"- **{exp}** (threads {threads}): {text}")
     out.append("")
     return out
 
