@@ -310,6 +310,24 @@ WEFT_API int weft_xstream_set_cpubind(weft_xstream xs, int cpu);
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID. Context: any. */
 WEFT_API int weft_xstream_get_cpubind(weft_xstream xs, int *cpu);
 
+/* Put the calling stream back on its own CPU if the OS has doubled it up.
+ * Each unbound stream starts on a CPU of its own (stream k on the k-th
+ * core counted from the one weft_init() ran on), but the OS may later put
+ * two streams on one CPU and leave another CPU idle for milliseconds (a
+ * thread it wakes tends to go where its waker runs). A stream that spins
+ * waiting for another then mostly waits for the OS to switch between them.
+ * This call notes which CPU the caller's stream is on; if another awake
+ * stream said lately (within 10 ms) that it is on the same CPU, and none
+ * that it is on the caller's own, the stream moves back to its own (its
+ * affinity mask narrowed to that CPU for a moment, then restored). It
+ * looks at most once per millisecond and moves at most once per 20 ms,
+ * and never moves a bound stream or one whose mask excludes its CPU. Meant
+ * for code that waits by spinning: call it now and then while waiting.
+ * *moved (may be NULL) is set to 1 when the stream moved, else 0.
+ * Errors: WEFT_ERR_UNINIT, WEFT_ERR_NOT_WEFT (not on a stream), WEFT_ERR_SYS
+ * (the affinity could not be set). Context: ULT, tasklet, scheduler. */
+WEFT_API int weft_xstream_settle(int *moved);
+
 /* Replace the main scheduler of `xs`. The old scheduler's pools that the new
  * one lacks must be empty with no blocked units. If the caller's pool is not
  * among the new scheduler's pools, it moves to the new first pool. The

@@ -334,6 +334,11 @@ struct weft_xstream_s {
     int rank __attribute__((aligned(CACHE_LINE)));
     int is_primary;
     int cpu;                        /* bound CPU or -1 */
+    int home_cpu;                   /* unbound: the CPU it started on and settles back to, or -1 */
+    _Atomic int on_cpu;             /* the CPU it last saw itself on (weft_xstream_settle) */
+    _Atomic uint64_t on_cpu_ns;     /* and when */
+    uint64_t settle_next_ns;        /* owner: no look before this */
+    uint64_t hop_next_ns;           /* owner: no move before this */
     struct weft_sched_s *main_sched; /* the bottom of the scheduler stack */
     int stopping;                   /* the main scheduler was told to end the stream */
     struct weft_xstream_s *dead_next; /* freed streams, released at finalize */
@@ -416,6 +421,7 @@ struct weft_global {
     size_t page_size;
     int bind_default;
     int cores;                          /* cores weft was given, at weft_init() */
+    int start_core;                     /* the core the initial thread ran on at weft_init() */
     int huge_stacks;                    /* default-size stacks come from huge-page chunks (stack.c) */
     int eager_stacks;                   /* a ULT gets its stack at creation, not at first run */
     struct weft_xstream_s **streams;    /* by rank; NULL slots are free */
@@ -617,6 +623,7 @@ WEFT_HIDDEN void topo_finalize(void);
 WEFT_HIDDEN int topo_num_cores(void);
 WEFT_HIDDEN int topo_count_cores(void);    /* also before topo_init() */
 WEFT_HIDDEN int topo_core_cpu(int core);   /* first logical CPU of a core */
+WEFT_HIDDEN int topo_cpu_core(int cpu);    /* the core of a logical CPU, or -1 */
 WEFT_HIDDEN int topo_bind_thread(pthread_t t, int cpu); /* cpu -1: unbind */
 WEFT_HIDDEN int topo_cpu_valid(int cpu);
 WEFT_HIDDEN void topo_fork_lock(void);

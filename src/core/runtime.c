@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +208,7 @@ static int init_primary(void)
     xs->sched_unit = su;
     atomic_store(&xs->state, XS_RUNNING);
     if (weft_g.bind_default) xs_bind(xs, topo_core_cpu(0));
+    else if (weft_g.cores > 1) xs->home_cpu = sched_getcpu(); /* where it runs now (weft_xstream_settle) */
     return WEFT_OK;
 }
 
@@ -234,6 +236,7 @@ int weft_init(const weft_config *cfg)
     int cores = topo_count_cores();
     if (c.bind < 0) c.bind = 0; /* unbound unless asked: see weft.h, weft_config.bind */
     weft_g.cores = cores > 0 ? cores : 1;
+    weft_g.start_core = topo_cpu_core(sched_getcpu());
     weft_g.cfg = c;
     weft_g.page_size = (size_t)sysconf(_SC_PAGESIZE);
     weft_g.stack_size = (c.stack_size + weft_g.page_size - 1) & ~(weft_g.page_size - 1);

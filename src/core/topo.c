@@ -32,10 +32,15 @@ static int g_topo_ok;
  * may call from any thread while another runs weft_finalize(). */
 static pthread_mutex_t g_topo_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Load the machine's topology, cut down to the calling thread's CPUs. */
+/* Load the machine's topology, cut down to the calling thread's CPUs.
+ * Without hwloc's x86 component: to read each CPU's CPUID it binds the
+ * calling thread to every CPU in turn and leaves it on the last, where the
+ * first stream created next then tends to start as well (the Linux
+ * component reads the same topology from sysfs without moving anyone). */
 static int topo_load(hwloc_topology_t *t)
 {
     if (hwloc_topology_init(t) != 0) return WEFT_ERR_SYS;
+    hwloc_topology_set_components(*t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
     if (hwloc_topology_load(*t) != 0) {
         hwloc_topology_destroy(*t);
         return WEFT_ERR_SYS;
@@ -110,6 +115,14 @@ int topo_core_cpu(int core)
     return hwloc_bitmap_first(c->cpuset);
 }
 
+int topo_cpu_core(int cpu)
+{
+    hwloc_obj_t pu = cpu >= 0 ? hwloc_get_pu_obj_by_os_index(g_topo, (unsigned)cpu) : NULL;
+    hwloc_obj_t c = pu ? hwloc_get_ancestor_obj_by_type(g_topo, HWLOC_OBJ_CORE, pu) : NULL;
+    if (c) return (int)c->logical_index;
+    return pu ? (int)pu->logical_index : -1;
+}
+
 int topo_cpu_valid(int cpu)
 {
     return cpu >= 0 && hwloc_bitmap_isset(hwloc_topology_get_allowed_cpuset(g_topo), (unsigned)cpu);
@@ -160,6 +173,14 @@ int topo_core_cpu(int core)
     for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; cpu++)
         if (CPU_ISSET(cpu, &g_allowed) && seen++ == core) return cpu;
     return -1;
+}
+
+int topo_cpu_core(int cpu)
+{
+    if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &g_allowed)) return -1;
+    int core = 0;
+    for (int c = 0; c < cpu; c++) core += CPU_ISSET(c, &g_allowed) != 0;
+    return core;
 }
 
 int topo_cpu_valid(int cpu)

@@ -96,6 +96,7 @@ struct weft_xstream_s *xs_alloc(void)
     if (!xs && !(xs = handle_alloc(sizeof *xs, CACHE_LINE))) return NULL;
     memset(xs, 0, sizeof *xs);
     xs->cpu = -1;
+    xs->home_cpu = -1;
     xs->rank = -1;
     xs->rng = 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)xs; /* any nonzero seed */
     atomic_store(&xs->magic, MAGIC_XS);
@@ -168,6 +169,7 @@ static void *xs_thread_main(void *arg)
 {
     struct weft_xstream_s *xs = arg;
     weft_tls_xs = xs;
+    if (xs->cpu < 0 && xs->home_cpu >= 0) topo_bind_thread(pthread_self(), -1); /* stays where it started */
     /* The scheduler's descriptor is written on every switch: take it from
      * this stream's own slab, away from other streams' hot lines. */
     struct weft_unit_s *su = mem_unit_alloc(xs);
@@ -270,10 +272,15 @@ static int xs_create(weft_sched sched, weft_xstream *out)
     if ((rc = sched_attach(sched, xs))) goto fail_xs;
     xs->sched = xs->main_sched = sched;
     if ((rc = xs_register(xs))) goto fail_sched;
-    if (weft_g.bind_default) {
-        int ncores = topo_num_cores();
-        xs->cpu = topo_core_cpu(xs->rank % ncores);
-    }
+    int ncores = topo_num_cores();
+    if (weft_g.bind_default) xs->cpu = topo_core_cpu(xs->rank % ncores);
+    /* Unbound, stream k still starts on the k-th core from the initial
+     * thread's, then may go anywhere: left to itself, the OS may start it
+     * beside the thread that creates it and keep both streams on one CPU
+     * for milliseconds while another idles (seen on a 2-CPU VM in a
+     * quarter of short runs: nested regions 17x slower). */
+    if (xs->cpu < 0 && ncores > 1 && weft_g.start_core >= 0)
+        xs->home_cpu = topo_core_cpu((weft_g.start_core + xs->rank) % ncores);
 
     pthread_attr_t a;
     pthread_attr_init(&a);
@@ -282,10 +289,12 @@ static int xs_create(weft_sched sched, weft_xstream *out)
     pthread_attr_setstacksize(&a, thread_stack_size());
     pthread_attr_setguardsize(&a, weft_g.guard_size);
     cpu_set_t set;
-    if (xs->cpu >= 0) {
-        /* Bind before the thread runs: no early migration to undo. */
+    int first_cpu = xs->cpu >= 0 ? xs->cpu : xs->home_cpu;
+    if (first_cpu >= 0) {
+        /* Bind before the thread runs: no early migration to undo (an
+         * unbound stream gets its whole mask back as it starts). */
         CPU_ZERO(&set);
-        CPU_SET(xs->cpu, &set);
+        CPU_SET(first_cpu, &set);
         pthread_attr_setaffinity_np(&a, sizeof set, &set);
     }
     int prc = sys_pthread_create(&xs->thread, &a, xs_thread_main, xs);
@@ -421,6 +430,59 @@ int weft_xstream_get_cpubind(weft_xstream xs, int *cpu)
     if (rc) return rc;
     if (!cpu) return WEFT_ERR_INVALID;
     *cpu = __atomic_load_n(&xs->cpu, __ATOMIC_RELAXED);
+    return WEFT_OK;
+}
+
+/* ---------- settling: an unbound stream back on its own CPU ---------- */
+
+#define SETTLE_PERIOD_NS (1000 * 1000ull)     /* a stream looks at most this often */
+#define SETTLE_FRESH_NS (10 * 1000 * 1000ull) /* another's CPU counts if said this recently */
+#define SETTLE_HOP_NS (20 * 1000 * 1000ull)   /* a stream moves at most this often */
+
+int weft_xstream_settle(int *moved)
+{
+    if (moved) *moved = 0;
+    if (!atomic_load_explicit(&weft_g.initialized, memory_order_acquire)) return WEFT_ERR_UNINIT;
+    struct weft_xstream_s *xs = weft_tls_xs;
+    if (!xs) return WEFT_ERR_NOT_WEFT;
+    uint64_t now = clock_ns();
+    if (now < xs->settle_next_ns) return WEFT_OK;
+    xs->settle_next_ns = now + SETTLE_PERIOD_NS;
+    int cpu = sched_getcpu(), home = xs->home_cpu;
+    if (cpu < 0) return WEFT_OK;
+    atomic_store_explicit(&xs->on_cpu, cpu, memory_order_relaxed);
+    atomic_store_explicit(&xs->on_cpu_ns, now, memory_order_relaxed);
+    if (__atomic_load_n(&xs->cpu, __ATOMIC_RELAXED) >= 0 || home < 0 || cpu == home || now < xs->hop_next_ns)
+        return WEFT_OK;
+    /* Another awake stream said lately that it runs on our CPU, and none
+     * that it runs on our home. */
+    bool crowded = false;
+    int live = atomic_load(&weft_g.n_streams);
+    for (int r = 0; r < weft_g.streams_cap && live > 0; r++) {
+        struct weft_xstream_s *o = __atomic_load_n(&weft_g.streams[r], __ATOMIC_ACQUIRE);
+        if (!o) continue;
+        live--;
+        if (o == xs || atomic_load_explicit(&o->sleeping, memory_order_relaxed)) continue;
+        uint64_t said = atomic_load_explicit(&o->on_cpu_ns, memory_order_relaxed);
+        if (said == 0 || now - said > SETTLE_FRESH_NS) continue;
+        int oc = atomic_load_explicit(&o->on_cpu, memory_order_relaxed);
+        if (oc == home) return WEFT_OK;
+        crowded |= oc == cpu;
+    }
+    if (!crowded) return WEFT_OK;
+    /* Pinned to home for a moment, then the mask it had: the OS moves a
+     * thread at once when its CPU leaves its mask, and leaves it there
+     * when the mask widens again. Not when the mask was narrowed to
+     * exclude home (the program's choice). */
+    cpu_set_t mask, one;
+    if (sched_getaffinity(0, sizeof mask, &mask) != 0 || !CPU_ISSET(home, &mask) || CPU_COUNT(&mask) < 2)
+        return WEFT_OK;
+    xs->hop_next_ns = now + SETTLE_HOP_NS;
+    CPU_ZERO(&one);
+    CPU_SET(home, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) return WEFT_ERR_SYS;
+    if (sched_setaffinity(0, sizeof mask, &mask) != 0) return WEFT_ERR_SYS;
+    if (moved) *moved = 1;
     return WEFT_OK;
 }
 

@@ -48,13 +48,22 @@ static inline struct bucket *bucket_of(const void *w)
  * spin (EPCC's regions at 2 threads then took ~100 us instead of 0.15, in
  * about half of the runs; with bound streams, never). Yielding sooner
  * slows the waits of threads on different CPUs (a sched_yield costs
- * ~1.5 us on a VM; every 64th turn made empty regions 4x slower). */
+ * ~1.5 us on a VM; every 64th turn made empty regions 4x slower). Those
+ * turns also settle the stream (weft_xstream_settle): when the OS has put
+ * two streams on one CPU, the one away from its own CPU goes back, rather
+ * than the two passing the CPU by sched_yield for milliseconds (nested
+ * regions 17x slower in a quarter of short runs on a 2-CPU VM). */
 void omp_relax_n(long i)
 {
     struct omp_thread *me = omp_self_keep();
-    if (weft_yield() != WEFT_OK || (i >= 1024 && (i & 255) == 0) ||
-        atomic_load_explicit(&omp_streams_crowded, memory_order_relaxed))
+    if (weft_yield() != WEFT_OK) {
         sched_yield();
+    } else if ((i >= 1024 && (i & 255) == 0) || atomic_load_explicit(&omp_streams_crowded, memory_order_relaxed)) {
+        /* The OS may be the one keeping the awaited thread off a CPU: first
+         * the stream goes back to its own CPU if it shares one. */
+        weft_xstream_settle(NULL);
+        sched_yield();
+    }
     omp_self_restore(me);
     omp_beat();
 }

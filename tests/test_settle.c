@@ -1,0 +1,126 @@
+/* weft_xstream_settle(): an unbound stream that the OS put on another
+ * stream's CPU goes back to its own; a bound one never moves; its errors.
+ *
+ * The OS's doubling-up is played by the test: the primary starts on CPU c0
+ * and stays pinned there, and stream 1 is pinned onto c0 for a moment and
+ * then given its whole mask back (it stays on c0 until something moves
+ * it). Stream 1's own CPU is another core's. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+
+#include "check.h"
+
+static int c0;
+static cpu_set_t all;
+static atomic_int done;
+static int moved_seen, cpu_after;
+
+static void *plain(void *arg)
+{
+    (void)arg;
+    CHECK_RC(weft_xstream_settle(NULL), WEFT_ERR_NOT_WEFT);
+    return NULL;
+}
+
+/* On stream 1: onto c0, the whole mask back, then settle until it moves
+ * (or 3 s pass). */
+static void doubled(void *arg)
+{
+    (void)arg;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(c0, &one);
+    CHECK(sched_setaffinity(0, sizeof one, &one) == 0);
+    CHECK(sched_setaffinity(0, sizeof all, &all) == 0);
+    uint64_t until = weft_time_ns() + 3000000000ull;
+    int moved = 0;
+    while (!moved && weft_time_ns() < until) {
+        CHECK_OK(weft_xstream_settle(&moved));
+        CHECK(moved == 0 || moved == 1);
+        sched_yield();
+    }
+    moved_seen = moved;
+    cpu_after = sched_getcpu();
+    atomic_store(&done, 1);
+}
+
+/* On a stream bound to c0: settling never moves it. */
+static void bound(void *arg)
+{
+    (void)arg;
+    uint64_t until = weft_time_ns() + 50000000ull;
+    while (weft_time_ns() < until) {
+        int moved = 1;
+        CHECK_OK(weft_xstream_settle(&moved));
+        CHECK(moved == 0);
+        sched_yield();
+    }
+    atomic_store(&done, 1);
+}
+
+/* The primary, pinned to c0, says where it is until `fn` on stream 1 is done. */
+static void run_beside(weft_xstream x1, void (*fn)(void *))
+{
+    weft_thread t;
+    atomic_store(&done, 0);
+    CHECK_OK(weft_thread_create_to(x1, fn, NULL, NULL, &t));
+    while (!atomic_load(&done)) {
+        CHECK_OK(weft_xstream_settle(NULL));
+        sched_yield();
+    }
+    CHECK_OK(weft_thread_free(&t));
+}
+
+int main(void)
+{
+    CHECK_RC(weft_xstream_settle(NULL), WEFT_ERR_UNINIT);
+    CHECK(sched_getaffinity(0, sizeof all, &all) == 0);
+    if (CPU_COUNT(&all) < 2) {
+        printf("settle: skipped (one CPU)\n");
+        return 77;
+    }
+    /* Start on c0 with the whole mask, so that c0 is the primary's own CPU. */
+    c0 = sched_getcpu();
+    CHECK(c0 >= 0 && CPU_ISSET(c0, &all));
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(c0, &one);
+    CHECK(sched_setaffinity(0, sizeof one, &one) == 0);
+    CHECK(sched_setaffinity(0, sizeof all, &all) == 0);
+
+    weft_config cfg;
+    CHECK_OK(weft_config_init(&cfg));
+    cfg.num_xstreams = 2;
+    cfg.bind = 0;
+    CHECK_OK(weft_init(&cfg));
+    if (sched_getcpu() != c0) { /* moved under our feet: the premise does not hold */
+        CHECK_OK(weft_finalize());
+        printf("settle: skipped (the primary left its CPU at start)\n");
+        return 77;
+    }
+    CHECK(sched_setaffinity(0, sizeof one, &one) == 0); /* the primary stays on c0 */
+    pthread_t pt;
+    CHECK(pthread_create(&pt, NULL, plain, NULL) == 0);
+    CHECK(pthread_join(pt, NULL) == 0);
+    int moved = 1;
+    CHECK_OK(weft_xstream_settle(&moved)); /* at home: nothing to do */
+    CHECK(moved == 0);
+
+    weft_xstream x1;
+    CHECK_OK(weft_xstream_get(1, &x1));
+    run_beside(x1, doubled);
+    CHECK(moved_seen == 1);
+    CHECK(cpu_after != c0);
+
+    /* Bound to c0, beside the primary: it stays. */
+    CHECK_OK(weft_xstream_set_cpubind(x1, c0));
+    run_beside(x1, bound);
+
+    CHECK(sched_setaffinity(0, sizeof all, &all) == 0);
+    CHECK_OK(weft_finalize());
+    CHECK_RC(weft_xstream_settle(NULL), WEFT_ERR_UNINIT);
+    printf("settle: ok\n");
+    return 0;
+}
