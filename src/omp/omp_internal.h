@@ -179,12 +179,11 @@ struct omp_taskgroup {
 /* A task region: the implicit task of each thread in a team, or an
  * explicit task (GOMP_task). */
 struct omp_task {
+    /* Read by the thread that runs it, and by it when it makes children. */
     struct omp_task *parent;        /* the task that generated it (NULL: initial) */
     struct omp_taskgroup *group;    /* innermost taskgroup it belongs to */
     struct omp_taskgroup *taskgroup;/* innermost taskgroup it opened itself */
     struct omp_icv icv;
-    _Atomic long children;          /* child tasks not yet complete */
-    _Atomic long refs;              /* 1 while it runs + its incomplete children */
     uint8_t is_explicit;
     uint8_t final;                  /* a final task: its descendants are included */
     uint8_t undeferred;
@@ -194,6 +193,16 @@ struct omp_task {
     void *data;
     struct omp_task *next, *prev;   /* queue links (toward the tail, toward the head) */
     struct omp_team *team;          /* the team it was generated in (NULL: none) */
+    /* Counts added ahead to the two below and not used yet (task.c): only
+     * the thread running the task touches them. */
+    long child_credit, ref_credit;
+    /* Written by the threads that complete its children: a line of their
+     * own in a record (64-byte aligned; task.c checks the offset), so that
+     * making a child does not fetch it back. Not an aligned member: an
+     * undeferred task's struct is on its thread's stack, which would have
+     * to be realigned. */
+    _Atomic long children;          /* child tasks not yet complete, + credit */
+    _Atomic long refs;              /* explicit or undeferred: 1 while it runs + child records, + credit */
 };
 
 /* A thread's queue of deferred tasks (task.c): it pushes and takes at the
@@ -211,7 +220,7 @@ struct omp_thread {
     struct omp_team *team;          /* innermost team, NULL outside any parallel region */
     unsigned num;                   /* thread number in team */
     struct omp_task *task;          /* the task region it is executing */
-    struct omp_task implicit;       /* its implicit task in team (or its initial task) */
+    struct omp_task implicit __attribute__((aligned(OMP_CACHE_LINE))); /* its implicit task in team (or its initial task) */
     unsigned long ws_count;         /* work-sharing regions of team it has entered */
     struct omp_ws *ws;              /* the one it is in */
     unsigned long static_trip;      /* static schedule: chunks taken in ws */
@@ -226,6 +235,11 @@ struct omp_thread {
     /* task records of one size (task.c): freed by itself, and by others */
     struct omp_task *rec_free;
     unsigned rec_n;
+    long pending_credit;            /* added ahead to team->pending, not used yet (task.c) */
+    /* records of another thread it freed, to go back to it in one push */
+    struct omp_thread *rfree_owner;
+    struct omp_task *rfree_head, *rfree_tail;
+    unsigned rfree_n;
     _Atomic(struct omp_task *) rec_remote __attribute__((aligned(OMP_CACHE_LINE)));
 };
 
@@ -320,7 +334,9 @@ struct omp_team {
     struct omp_task *queue_head, *queue_tail;
     _Atomic long prio_queued;
     _Atomic int desc_waiters;       /* threads waiting for their task's descendants (task.c) */
-    _Atomic long pending;           /* explicit tasks of the team not yet complete */
+    /* explicit tasks of the team not yet complete, + the threads' credit:
+     * written as tasks complete, away from what a task's maker reads */
+    _Atomic long pending __attribute__((aligned(OMP_CACHE_LINE)));
     struct omp_ws ws[OMP_WS_RING];
     _Atomic unsigned long ws_hi;    /* work-sharing regions set up since the slots were reset (work.c) */
 };
@@ -335,6 +351,9 @@ OMP_HIDDEN bool omp_team_barrier(struct omp_thread *thr, bool cancellable);
 OMP_HIDDEN bool omp_task_run_one(struct omp_thread *thr, bool any);
 /* Free the task records thr keeps (its team is over). */
 OMP_HIDDEN void omp_task_records_free(struct omp_thread *thr);
+/* Before thr waits for its team's tasks (a barrier, the region's end):
+ * what it counted ahead goes back, and the records it freed for others. */
+OMP_HIDDEN void omp_tasks_flush(struct omp_thread *thr);
 /* Is any task of the team queued (possibly one thr may not run)? */
 OMP_HIDDEN bool omp_tasks_queued(struct omp_team *team);
 OMP_HIDDEN void omp_task_init_implicit(struct omp_task *t, struct omp_task *parent, struct omp_team *team);

@@ -18,6 +18,7 @@
  * too: its creator runs its depending siblings one after the other, in
  * program order, which honours every dependence among them. */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,9 +55,11 @@ void omp_task_init_implicit(struct omp_task *t, struct omp_task *parent, struct 
  * stack, which the owner takes whole when its own list runs out. (One
  * thread often makes the tasks that others run and free: through malloc,
  * the two fight over its arena's lock.) */
-#define REC_SIZE 256
+#define REC_SIZE 320 /* struct omp_task is three cache lines: 120 bytes of arguments */
+_Static_assert(offsetof(struct omp_task, children) == 2 * OMP_CACHE_LINE, "a task's counts start its third line");
 #define REC_ALIGN 64
 #define REC_KEEP 512 /* records a thread keeps at most */
+#define RFREE_BATCH 32 /* another's records freed before they go back to it in one push */
 /* Whose cache a pooled record goes back to: in its last word. */
 #define REC_OWNER(t) (*(struct omp_thread **)((char *)(t) + REC_SIZE - sizeof(struct omp_thread *)))
 
@@ -75,17 +78,39 @@ static struct omp_task *rec_alloc(struct omp_thread *thr)
     }
     t = aligned_alloc(REC_ALIGN, REC_SIZE);
     if (!t) omp_fatal("out of memory allocating a task");
+    REC_OWNER(t) = thr; /* for good: records go back to their owner's lists only */
     return t;
 }
 
+/* Push the list first..last on owner's remote stack. */
+static void rec_push_remote(struct omp_thread *owner, struct omp_task *first, struct omp_task *last)
+{
+    struct omp_task *head = atomic_load_explicit(&owner->rec_remote, memory_order_relaxed);
+    do last->next = head;
+    while (!atomic_compare_exchange_weak_explicit(&owner->rec_remote, &head, first, memory_order_release,
+                                                  memory_order_relaxed));
+}
+
+static void rfree_flush(struct omp_thread *me)
+{
+    if (!me->rfree_owner) return;
+    rec_push_remote(me->rfree_owner, me->rfree_head, me->rfree_tail);
+    me->rfree_owner = NULL;
+    me->rfree_head = me->rfree_tail = NULL;
+    me->rfree_n = 0;
+}
+
+/* Another thread's records are gathered and go back RFREE_BATCH at a time
+ * (or when a record of a third thread comes, or at omp_tasks_flush): one
+ * push on the owner's line per batch, not per task. */
 static void rec_release(struct omp_task *t)
 {
     if (!t->pooled) {
         free(t);
         return;
     }
-    struct omp_thread *owner = REC_OWNER(t);
-    if (owner == omp_tls_self) {
+    struct omp_thread *owner = REC_OWNER(t), *me = omp_tls_self;
+    if (owner == me) {
         if (owner->rec_n >= REC_KEEP) {
             free(t);
             return;
@@ -95,10 +120,20 @@ static void rec_release(struct omp_task *t)
         owner->rec_n++;
         return;
     }
-    struct omp_task *head = atomic_load_explicit(&owner->rec_remote, memory_order_relaxed);
-    do t->next = head;
-    while (!atomic_compare_exchange_weak_explicit(&owner->rec_remote, &head, t, memory_order_release,
-                                                  memory_order_relaxed));
+    if (!me) {
+        rec_push_remote(owner, t, t);
+        return;
+    }
+    if (me->rfree_owner != owner) {
+        rfree_flush(me);
+        me->rfree_owner = owner;
+        me->rfree_tail = t;
+        t->next = NULL;
+    } else {
+        t->next = me->rfree_head;
+    }
+    me->rfree_head = t;
+    if (++me->rfree_n >= RFREE_BATCH) rfree_flush(me);
 }
 
 void omp_task_records_free(struct omp_thread *thr)
@@ -116,30 +151,80 @@ void omp_task_records_free(struct omp_thread *thr)
     }
     thr->rec_free = NULL;
     thr->rec_n = 0;
+    /* Another's records not given back yet (none once its region ended). */
+    for (struct omp_task *n; (t = thr->rfree_head); thr->rfree_head = n) {
+        n = t->next;
+        free(t);
+    }
+    thr->rfree_owner = NULL;
+    thr->rfree_tail = NULL;
+    thr->rfree_n = 0;
+}
+
+/* ---------- counting ahead ----------
+ *
+ * A task's children, the references to its record and its team's pending
+ * tasks are counts that the task's maker raises and whoever completes the
+ * task lowers. Raised one by one, the counter's line would pass between
+ * the maker's CPU and the runner's with every task. So the maker adds
+ * TASK_CREDIT at a time and notes the unused part (child_credit,
+ * ref_credit, thr->pending_credit, touched by it alone), and gives the
+ * unused part back before anyone may wait for the count to drop: taskwait
+ * (children), the end of the task's body (refs), a barrier or the end of
+ * the region (pending), and after each task run within those. Until then
+ * the counts stay above what is outstanding, never below. */
+#define TASK_CREDIT 64
+
+static inline void credit_take(_Atomic long *count, long *credit)
+{
+    if (omp_unlikely(*credit == 0)) {
+        atomic_fetch_add_explicit(count, TASK_CREDIT, memory_order_relaxed);
+        *credit = TASK_CREDIT;
+    }
+    (*credit)--;
+}
+
+/* Give the unused part back; true when that brought the count to 0. */
+static inline bool credit_return(_Atomic long *count, long *credit)
+{
+    long c = *credit;
+    if (!c) return false;
+    *credit = 0;
+    return atomic_fetch_sub_explicit(count, c, memory_order_acq_rel) == c;
+}
+
+void omp_tasks_flush(struct omp_thread *thr)
+{
+    if (thr->pending_credit && credit_return(&thr->team->pending, &thr->pending_credit)) omp_team_event(thr->team);
+    rfree_flush(thr);
 }
 
 /* A task's record lives while it runs and while records of its children
  * do, each holding a reference on its parent: a queued task's ancestors
- * are always there to be read (descends_from). Implicit and undeferred
- * tasks are not freed here: their owners wait for their references. */
-static inline void task_unref(struct omp_task *t)
+ * are always there to be read (descends_from). Undeferred tasks are not
+ * freed here: their owners wait for their references. Implicit tasks are
+ * not counted: they outlive every task of their region. Drops n
+ * references of t, then one of each ancestor whose record goes. */
+static inline void task_unref(struct omp_task *t, long n)
 {
     while (t) {
         /* Read before the decrement: an undeferred task's record is on
          * its owner's stack, gone once the owner sees its count drop. */
         bool is_explicit = t->is_explicit, undeferred = t->undeferred;
+        if (!is_explicit && !undeferred) return;
         struct omp_team *team = t->team;
-        long left = atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) - 1;
+        long left = atomic_fetch_sub_explicit(&t->refs, n, memory_order_acq_rel) - n;
         if (!is_explicit) {
             /* An undeferred task waits for its last child record to go
              * (wait_for on refs): wake it. */
-            if (left == 1 && undeferred && team) omp_team_event(team);
+            if (left == 1 && team) omp_team_event(team);
             return;
         }
         if (left) return;
         struct omp_task *p = t->parent;
         rec_release(t);
         t = p;
+        n = 1;
     }
 }
 
@@ -300,20 +385,26 @@ static struct omp_task *dequeue(struct omp_team *team, struct omp_thread *thr, b
 /* ---------- running and completing ---------- */
 
 /* The team's count goes last: once it is zero the region may end, and
- * nothing of the tasks may be touched after. */
+ * nothing of the tasks may be touched after. Its body's reference goes
+ * with the references it counted ahead and did not use. */
 static void task_complete(struct omp_task *t)
 {
     struct omp_team *team = t->team;
     struct omp_taskgroup *g = t->group;
     bool wake = atomic_fetch_sub_explicit(&t->parent->children, 1, memory_order_acq_rel) == 1;
     if (g && atomic_fetch_sub_explicit(&g->pending, 1, memory_order_acq_rel) == 1) wake = true;
-    task_unref(t);
+    task_unref(t, 1 + t->ref_credit);
     if (atomic_fetch_sub_explicit(&team->pending, 1, memory_order_acq_rel) == 1) wake = true;
     if (wake) omp_team_event(team);
 }
 
 static void task_execute(struct omp_thread *thr, struct omp_task *t)
 {
+    /* Its counts, set by the thread that runs it (the only one that makes
+     * its children): their line need not come from its maker's CPU. */
+    atomic_store_explicit(&t->children, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
+    t->child_credit = t->ref_credit = 0;
     struct omp_task *prev = thr->task;
     thr->task = t;
     /* A cancelled region or taskgroup discards the tasks not yet started. */
@@ -331,6 +422,8 @@ bool omp_task_run_one(struct omp_thread *thr, bool any)
     struct omp_task *t = dequeue(team, thr, any);
     if (!t) return false;
     task_execute(thr, t);
+    /* Its callers wait for the team's count: what the task counted ahead goes back. */
+    if (thr->pending_credit && credit_return(&team->pending, &thr->pending_credit)) omp_team_event(team);
     return true;
 }
 
@@ -379,6 +472,7 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
         t.icv = parent->icv;
         atomic_store_explicit(&t.children, 0, memory_order_relaxed);
         atomic_store_explicit(&t.refs, 1, memory_order_relaxed);
+        t.child_credit = t.ref_credit = 0;
         t.is_explicit = 0;
         t.final = final;
         t.undeferred = 1;
@@ -395,6 +489,7 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
             fn(data);
         }
         /* Records of its deferred children point at it: they go before it does. */
+        if (t.ref_credit) atomic_fetch_sub_explicit(&t.refs, t.ref_credit, memory_order_acq_rel);
         if (team && atomic_load_explicit(&t.refs, memory_order_acquire) > 1) wait_for(thr, &t.refs, 1);
         thr->task = parent;
         return;
@@ -409,7 +504,6 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     /* Every field set (the queue links by enqueue): no memset, which costs
      * more than the rest of a small task's set-up. */
     t->pooled = pooled;
-    if (pooled) REC_OWNER(t) = thr;
     char *args = (char *)t + off;
     if (cpyfn) cpyfn(args, data);
     else if (arg_size) memcpy(args, data, (size_t)arg_size);
@@ -417,8 +511,6 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     t->group = omp_task_group(parent);
     t->taskgroup = NULL;
     t->icv = parent->icv;
-    atomic_store_explicit(&t->children, 0, memory_order_relaxed);
-    atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
     t->is_explicit = 1;
     t->final = final;
     t->undeferred = 0;
@@ -426,17 +518,20 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     t->fn = fn;
     t->data = args;
     t->team = team;
-    atomic_fetch_add_explicit(&parent->children, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&parent->refs, 1, memory_order_relaxed);
+    credit_take(&parent->children, &parent->child_credit);
+    if (parent->is_explicit || parent->undeferred) credit_take(&parent->refs, &parent->ref_credit);
     if (t->group) atomic_fetch_add_explicit(&t->group->pending, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&team->pending, 1, memory_order_relaxed);
+    credit_take(&team->pending, &thr->pending_credit);
     enqueue(thr, team, t);
 }
 
 OMP_EXPORT void GOMP_taskwait(void)
 {
     struct omp_thread *thr = omp_self();
-    if (thr->team) wait_for(thr, &thr->task->children, 0);
+    struct omp_task *task = thr->task;
+    if (!thr->team) return;
+    credit_return(&task->children, &task->child_credit);
+    wait_for(thr, &task->children, 0);
 }
 
 OMP_EXPORT void GOMP_taskyield(void)

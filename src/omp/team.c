@@ -251,6 +251,7 @@ static void team_prepare(struct omp_team *t, struct omp_thread *enc, void (*fn)(
 static void region_finish(struct omp_thread *thr)
 {
     struct omp_team *t = thr->team;
+    omp_tasks_flush(thr);
     /* A team of one: nobody waits for it, and its tasks were undeferred. */
     if (t->nthreads == 1 && atomic_load_explicit(&t->pending, memory_order_acquire) == 0) return;
     atomic_fetch_add_explicit(&t->done, 1, memory_order_acq_rel);
@@ -433,6 +434,7 @@ bool omp_team_barrier(struct omp_thread *thr, bool cancellable)
 {
     struct omp_team *t = thr->team;
     if (!t) return false;
+    omp_tasks_flush(thr);
     if (cancellable && atomic_load_explicit(&t->cancelled, memory_order_acquire)) return true;
     if (t->nthreads == 1) {
         while (atomic_load_explicit(&t->pending, memory_order_acquire) > 0) {
