@@ -210,8 +210,13 @@ struct omp_task {
  * threads of its team take at the tail (oldest first). */
 struct omp_taskq {
     _Atomic uint32_t lock;
-    _Atomic long n;
+    _Atomic long n;                 /* tasks in it (changed under the lock) */
     struct omp_task *head, *tail;
+    /* Nonzero while it holds tasks: what other threads read without the
+     * lock. Written (under the lock) only when the queue turns empty or
+     * not, so that threads looking for work do not pull the line the
+     * owner writes with every push. */
+    _Atomic long avail __attribute__((aligned(OMP_CACHE_LINE)));
 };
 
 /* One OpenMP thread: a ULT of weft, or a plain OS thread that calls the

@@ -271,10 +271,12 @@ static void enqueue(struct omp_thread *thr, struct omp_team *team, struct omp_ta
         if (q->head) q->head->prev = t;
         else q->tail = t;
         q->head = t;
+        before = atomic_load_explicit(&q->n, memory_order_relaxed);
+        atomic_store_explicit(&q->n, before + 1, memory_order_relaxed);
         /* seq_cst, as the look at desc_waiters below and the waiters'
-         * announcement and look at q->n (wait_for, take): either the
+         * announcement and look at q->avail (wait_for, take): either the
          * waiter sees this task or this push sees the waiter. */
-        before = atomic_fetch_add_explicit(&q->n, 1, memory_order_seq_cst);
+        if (before == 0) atomic_store_explicit(&q->avail, 1, memory_order_seq_cst);
         omp_word_unlock(&q->lock);
     }
     if (before == 0 || atomic_load_explicit(&team->desc_waiters, memory_order_seq_cst) > 0) omp_team_event(team);
@@ -328,7 +330,7 @@ static inline void unlink_task(struct omp_taskq *q, struct omp_task *t)
  * of q's others too, which go to thr's own queue. */
 static struct omp_task *take(struct omp_taskq *q, struct omp_thread *thr, bool any, bool own, bool batch)
 {
-    if (atomic_load_explicit(&q->n, memory_order_seq_cst) == 0) return NULL; /* seq_cst: see enqueue */
+    if (atomic_load_explicit(&q->avail, memory_order_seq_cst) == 0) return NULL; /* seq_cst: see enqueue */
     omp_word_lock(&q->lock);
     struct omp_task *t = own ? q->head : q->tail;
     while (t && !may_run(t, thr, any)) t = own ? t->next : t->prev;
@@ -348,6 +350,7 @@ static struct omp_task *take(struct omp_taskq *q, struct omp_thread *thr, bool a
             first->prev = NULL;
         }
         atomic_store_explicit(&q->n, n - moved, memory_order_relaxed);
+        if (n - moved == 0) atomic_store_explicit(&q->avail, 0, memory_order_relaxed);
     }
     omp_word_unlock(&q->lock);
     if (moved) {
@@ -357,7 +360,8 @@ static struct omp_task *take(struct omp_taskq *q, struct omp_thread *thr, bool a
         if (mine->tail) mine->tail->next = first;
         else mine->head = first;
         mine->tail = last;
-        atomic_fetch_add_explicit(&mine->n, moved, memory_order_release);
+        if (atomic_fetch_add_explicit(&mine->n, moved, memory_order_relaxed) == 0)
+            atomic_store_explicit(&mine->avail, 1, memory_order_seq_cst);
         omp_word_unlock(&mine->lock);
     }
     return t;
@@ -367,7 +371,7 @@ bool omp_tasks_queued(struct omp_team *team)
 {
     if (atomic_load_explicit(&team->prio_queued, memory_order_acquire) > 0) return true;
     for (unsigned k = 0; k < team->nthreads; k++)
-        if (atomic_load_explicit(&team->threads[k]->tq.n, memory_order_acquire) > 0) return true;
+        if (atomic_load_explicit(&team->threads[k]->tq.avail, memory_order_acquire) > 0) return true;
     return false;
 }
 
