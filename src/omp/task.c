@@ -38,12 +38,23 @@
  * its team runs new ones at once (libgomp's cut-off, counted per queue). */
 #define CUTOFF_PER_THREAD 64
 
+/* Field by field: the memset of the three-line struct took 4-7% of the
+ * samples of nested_for_100 at 4 threads (perf). The queue link and the
+ * closure are never read in an implicit task. */
 void omp_task_init_implicit(struct omp_task *t, struct omp_task *parent, struct omp_team *team)
 {
-    memset(t, 0, sizeof *t);
     t->parent = parent;
+    t->group = NULL;
+    t->taskgroup = NULL;
     t->icv = parent->icv;
+    t->is_explicit = 0;
+    t->final = 0;
+    t->undeferred = 0;
+    t->pooled = 0;
+    t->priority = 0;
     t->team = team;
+    t->child_credit = t->ref_credit = 0;
+    atomic_store_explicit(&t->children, 0, memory_order_relaxed);
     atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
 }
 
