@@ -236,6 +236,7 @@ struct omp_thread {
     struct omp_team *hot;           /* the team of its last parallel region, kept for the next */
     int stream;                     /* a worker: the rank of the stream its ULT runs on */
     bool holds;                     /* it holds that stream (own streams, or rescued) */
+    _Atomic unsigned idle_region;   /* a worker: the last region of its team it is done with */
     struct omp_taskq tq __attribute__((aligned(OMP_CACHE_LINE))); /* its deferred tasks */
     /* task records of one size (task.c): freed by itself, and by others */
     struct omp_task *rec_free;
@@ -322,7 +323,7 @@ struct omp_team {
     void *data;
     weft_thread *units;             /* threads 1..n-1 */
     _Atomic uint32_t start_gen;     /* bumped to start the next region on the (hot) workers */
-    _Atomic unsigned idle;          /* workers done with the region, waiting for the next */
+    unsigned region;                /* its regions so far (thread 0's; workers read it during one) */
     int dissolve;                   /* with the next start_gen: the workers leave */
     int bind;                       /* the proc_bind policy its threads were placed by */
     /* team barrier */

@@ -246,26 +246,35 @@ static void team_prepare(struct omp_team *t, struct omp_thread *enc, void (*fn)(
     place_threads(t, enc, bind);
 }
 
-/* Every implicit task of the team has returned and every explicit task is
- * complete; tasks still queued are run meanwhile. */
+/* The end of a thread's implicit task. Thread 0 returns when every
+ * implicit task of the team has returned and every explicit task is
+ * complete (the region's end); tasks still queued are run meanwhile. A
+ * worker only helps with the tasks, and returns (to wait for the next
+ * region) as soon as none is pending: waiting for the last thread too
+ * would cost thread 0 another round of its stream's ULTs before the next
+ * region could start. Tasks made later are thread 0's and the others'. */
 static void region_finish(struct omp_thread *thr)
 {
     struct omp_team *t = thr->team;
     omp_tasks_flush(thr);
     /* A team of one: nobody waits for it, and its tasks were undeferred. */
     if (t->nthreads == 1 && atomic_load_explicit(&t->pending, memory_order_acquire) == 0) return;
-    atomic_fetch_add_explicit(&t->done, 1, memory_order_acq_rel);
-    omp_team_event(t);
+    /* Thread 0 waits for the last one in (and for the tasks, whose
+     * completion bumps the event itself): only the last one wakes it. */
+    if (atomic_fetch_add_explicit(&t->done, 1, memory_order_acq_rel) + 1 == t->nthreads) omp_team_event(t);
+    unsigned all = thr->num == 0 ? t->nthreads : 0;
     for (;;) {
-        if (atomic_load_explicit(&t->done, memory_order_acquire) == t->nthreads &&
+        if (atomic_load_explicit(&t->done, memory_order_acquire) >= all &&
             atomic_load_explicit(&t->pending, memory_order_acquire) == 0)
             return;
-        if (omp_task_run_one(thr, true)) continue;
+        /* No task pending: none queued either (a task counts from before it is queued). */
+        bool tasks = atomic_load_explicit(&t->pending, memory_order_acquire) > 0;
+        if (tasks && omp_task_run_one(thr, true)) continue;
         uint32_t ev = atomic_load_explicit(&t->event, memory_order_acquire);
-        if (atomic_load_explicit(&t->done, memory_order_acquire) == t->nthreads &&
+        if (atomic_load_explicit(&t->done, memory_order_acquire) >= all &&
             atomic_load_explicit(&t->pending, memory_order_acquire) == 0)
             return;
-        if (omp_tasks_queued(t)) continue;
+        if (tasks && omp_tasks_queued(t)) continue;
         omp_wait(&t->event, ev);
     }
 }
@@ -287,7 +296,10 @@ static void worker_main(void *arg)
     for (;;) {
         t->fn(t->data);
         region_finish(thr);
-        atomic_fetch_add_explicit(&t->idle, 1, memory_order_release);
+        /* Done with it, waiting for the next: a store to a line of its
+         * own, not an add on a shared one (one locked instruction less per
+         * thread and region). */
+        atomic_store_explicit(&thr->idle_region, t->region, memory_order_release);
         while (atomic_load_explicit(&t->start_gen, memory_order_acquire) == gen) omp_wait(&t->start_gen, gen);
         gen = atomic_load_explicit(&t->start_gen, memory_order_acquire);
         if (t->dissolve) break;
@@ -297,9 +309,12 @@ static void worker_main(void *arg)
     omp_tls_self = NULL;
 }
 
+/* Until every worker is done with the team's current region. */
 static void wait_idle(struct omp_team *t)
 {
-    for (long i = 1; atomic_load_explicit(&t->idle, memory_order_acquire) != t->nthreads - 1; i++) omp_relax_n(i);
+    for (unsigned k = 1; k < t->nthreads; k++)
+        for (long i = 1; atomic_load_explicit(&t->threads[k]->idle_region, memory_order_acquire) != t->region; i++)
+            omp_relax_n(i);
 }
 
 /* End the team: its workers leave, and the hot teams below it go too. */
@@ -340,12 +355,13 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, void (*
     bool reuse = t && t->nthreads == n && (!omp_streams_bound() || t->bind == bind);
     if (reuse) {
         wait_idle(t);
-        atomic_store_explicit(&t->idle, 0, memory_order_relaxed);
+        t->region++;
     } else {
         if (t) team_dissolve(t);
         t = team_alloc(n);
         for (unsigned i = 0; i < n; i++) t->threads[i] = thread_new();
         if (n > 1 && !(t->units = malloc((n - 1) * sizeof *t->units))) omp_fatal("out of memory starting a team");
+        t->region = 1; /* its workers' idle_region start at 0: not done with it */
         enc->hot = t;
     }
     t->bind = bind;

@@ -10,7 +10,8 @@
  *    they are all done (under ASan: no use after free);
  *  - a task that ends without waiting for its 150 children, whose
  *    children make children too: all done at the taskgroup's end;
- *  - the end of a parallel region completes tasks made just before it.
+ *  - the end of a parallel region completes tasks made just before it,
+ *    also tasks one thread makes late, after the others are done.
  * RUN-ENV: OMP_NUM_THREADS=1
  * RUN-ENV: OMP_NUM_THREADS=2
  * RUN-ENV: OMP_NUM_THREADS=3
@@ -159,6 +160,35 @@ int main(void)
             }
         }
         CHECK_EQ(c, 65L * omp_get_max_threads());
+    }
+    /* tasks made late, by one thread, after the others finished their
+     * part of the region (which may leave it for the next before the
+     * tasks are done), and tasks those tasks make */
+    for (int rep = 0; rep < 40; rep++) {
+        long c = 0;
+        int late = rep % 2 ? 0 : -1; /* thread 0, or the last thread */
+#pragma omp parallel shared(c)
+        {
+            int me = omp_get_thread_num(), who = late < 0 ? omp_get_num_threads() - 1 : late;
+            if (me == who) {
+                tiny_delay(20000);
+                for (int i = 0; i < 100; i++) {
+#pragma omp task shared(c)
+                    {
+                        if (i % 10 == 0) {
+#pragma omp task shared(c)
+                            {
+#pragma omp atomic
+                                c++;
+                            }
+                        }
+#pragma omp atomic
+                        c++;
+                    }
+                }
+            }
+        }
+        CHECK_EQ(c, 110);
     }
     printf("task_counts: ok (%d threads)\n", omp_get_max_threads());
     return 0;
