@@ -323,9 +323,10 @@ WEFT_API int weft_xstream_get_cpubind(weft_xstream xs, int *cpu);
  * looks at most once per millisecond and moves at most once per 20 ms,
  * and never moves a bound stream or one whose mask excludes its CPU. Meant
  * for code that waits by spinning: call it now and then while waiting.
- * *moved (may be NULL) is set to 1 when the stream moved, else 0.
- * Errors: WEFT_ERR_UNINIT, WEFT_ERR_NOT_WEFT (not on a stream), WEFT_ERR_SYS
- * (the affinity could not be set). Context: ULT, tasklet, scheduler. */
+ * *moved (may be NULL) is set to 1 when the stream moved, else 0 (also
+ * when the OS refused the move: settling is best effort).
+ * Errors: WEFT_ERR_UNINIT, WEFT_ERR_NOT_WEFT (not on a stream).
+ * Context: ULT, tasklet, scheduler. */
 WEFT_API int weft_xstream_settle(int *moved);
 
 /* Replace the main scheduler of `xs`. The old scheduler's pools that the new

@@ -480,8 +480,10 @@ int weft_xstream_settle(int *moved)
     xs->hop_next_ns = now + SETTLE_HOP_NS;
     CPU_ZERO(&one);
     CPU_SET(home, &one);
-    if (sched_setaffinity(0, sizeof one, &one) != 0) return WEFT_ERR_SYS;
-    if (sched_setaffinity(0, sizeof mask, &mask) != 0) return WEFT_ERR_SYS;
+    /* Best effort: where the OS refuses (a seccomp filter, a cgroup that
+     * changed), the stream stays where it is. */
+    if (sched_setaffinity(0, sizeof one, &one) != 0) return WEFT_OK;
+    sched_setaffinity(0, sizeof mask, &mask);
     if (moved) *moved = 1;
     return WEFT_OK;
 }
