@@ -421,7 +421,7 @@ struct weft_global {
     size_t page_size;
     int bind_default;
     int cores;                          /* cores weft was given, at weft_init() */
-    int start_core;                     /* the core the initial thread ran on at weft_init() */
+    int start_core;                     /* unbound: the primary's home core (its home_cpu's), else -1 */
     int huge_stacks;                    /* default-size stacks come from huge-page chunks (stack.c) */
     int eager_stacks;                   /* a ULT gets its stack at creation, not at first run */
     struct weft_xstream_s **streams;    /* by rank; NULL slots are free */

@@ -207,8 +207,14 @@ static int init_primary(void)
     atomic_store(&su->magic, MAGIC_UNIT);
     xs->sched_unit = su;
     atomic_store(&xs->state, XS_RUNNING);
-    if (weft_g.bind_default) xs_bind(xs, topo_core_cpu(0));
-    else if (weft_g.cores > 1) xs->home_cpu = sched_getcpu(); /* where it runs now (weft_xstream_settle) */
+    if (weft_g.bind_default) {
+        xs_bind(xs, topo_core_cpu(0));
+    } else if (weft_g.cores > 1) {
+        /* Unbound: its home is where it runs now, and the other streams'
+         * homes are the cores after this one's (xs_create, weft_xstream_settle). */
+        xs->home_cpu = sched_getcpu();
+        weft_g.start_core = topo_cpu_core(xs->home_cpu);
+    }
     return WEFT_OK;
 }
 
@@ -236,7 +242,7 @@ int weft_init(const weft_config *cfg)
     int cores = topo_count_cores();
     if (c.bind < 0) c.bind = 0; /* unbound unless asked: see weft.h, weft_config.bind */
     weft_g.cores = cores > 0 ? cores : 1;
-    weft_g.start_core = topo_cpu_core(sched_getcpu());
+    weft_g.start_core = -1; /* init_primary() sets it for unbound streams */
     weft_g.cfg = c;
     weft_g.page_size = (size_t)sysconf(_SC_PAGESIZE);
     weft_g.stack_size = (c.stack_size + weft_g.page_size - 1) & ~(weft_g.page_size - 1);

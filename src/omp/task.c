@@ -204,9 +204,16 @@ static inline bool credit_return(_Atomic long *count, long *credit)
     return atomic_fetch_sub_explicit(count, c, memory_order_acq_rel) == c;
 }
 
-void omp_tasks_flush(struct omp_thread *thr)
+/* thr's unused part of its team's pending count goes back (waking the
+ * team's waiters when that ends the count). */
+static inline void pending_credit_return(struct omp_thread *thr)
 {
     if (thr->pending_credit && credit_return(&thr->team->pending, &thr->pending_credit)) omp_team_event(thr->team);
+}
+
+void omp_tasks_flush(struct omp_thread *thr)
+{
+    pending_credit_return(thr);
     rfree_flush(thr);
 }
 
@@ -438,7 +445,7 @@ bool omp_task_run_one(struct omp_thread *thr, bool any)
     if (!t) return false;
     task_execute(thr, t);
     /* Its callers wait for the team's count: what the task counted ahead goes back. */
-    if (thr->pending_credit && credit_return(&team->pending, &thr->pending_credit)) omp_team_event(team);
+    pending_credit_return(thr);
     return true;
 }
 
