@@ -6,6 +6,7 @@
  * and the median, min and max of that over repeated runs. */
 #define _GNU_SOURCE
 #include <stdatomic.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "bench_common.h"
@@ -227,14 +228,37 @@ static void measure(const char *experiment, const char *runtime, int streams, en
  * and keeps every handle; all are freed only after the last repetition.
  * Repetition 0 is the warm-up: it also takes up whatever descriptors
  * earlier runtimes of this process left, so the timed ones get fresh
- * memory only. */
+ * memory only.
+ *
+ * The platform's share: before each timed repetition, a plain loop writes
+ * once per descriptor's worth (128 bytes) into as much fresh memory
+ * (huge pages allowed, as weft's), kept mapped to the end so that neither
+ * side gets the other's freed pages back. On a VM whose host backs guest
+ * memory lazily that alone can cost more than a whole create+join. */
+#define COLD_DESC 128
 struct cold {
     weft_pool pool;
     weft_thread *h; /* (g_runs + 1) * 2 * units handles, all live until the end */
     long units;     /* per repetition and kind, a multiple of UNITS */
     long ran[UNITS];
     double ns[2][257]; /* [tasklet][repetition], per unit */
+    double touch[2][257]; /* the plain loop's first touch, per 128 bytes */
+    void *probe[2][257];
+    size_t probe_len;
 };
+
+/* The plain loop: ns per COLD_DESC bytes of fresh memory written once. */
+static double first_touch(struct cold *c, int tasklet, int r)
+{
+    char *m = mmap(NULL, c->probe_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    BENCH_CHECK(m != MAP_FAILED);
+    (void)madvise(m, c->probe_len, MADV_HUGEPAGE);
+    c->probe[tasklet][r] = m;
+    long n = (long)(c->probe_len / COLD_DESC);
+    double t0 = bench_now_ns();
+    for (long i = 0; i < n; i++) ((volatile char *)m)[i * COLD_DESC] = 1;
+    return (bench_now_ns() - t0) / (double)n;
+}
 
 static void cold_driver(void *arg)
 {
@@ -243,6 +267,7 @@ static void cold_driver(void *arg)
     for (int r = 0; r <= g_runs; r++)
         for (int j = 0; j < 2; j++) {
             int tasklet = j ^ (r & 1); /* alternate which kind goes first */
+            c->touch[tasklet][r] = first_touch(c, tasklet, r);
             double t0 = bench_now_ns();
             for (long b = 0; b < c->units; b += UNITS) {
                 for (int i = 0; i < UNITS; i++) {
@@ -261,7 +286,8 @@ static void measure_cold(long units)
 {
     static struct cold c;
     long total = (long)(g_runs + 1) * 2 * units;
-    c = (struct cold){.units = units, .h = malloc((size_t)total * sizeof(weft_thread))};
+    c = (struct cold){.units = units, .h = malloc((size_t)total * sizeof(weft_thread)),
+                      .probe_len = (size_t)units * COLD_DESC};
     BENCH_CHECK(c.h != NULL);
     memset(c.h, 0, (size_t)total * sizeof(weft_thread)); /* the handle array's own pages faulted in now */
     start_runtime(1, PRIVATE);
@@ -278,10 +304,18 @@ static void measure_cold(long units)
     for (int i = 0; i < UNITS; i++) ran += c.ran[i];
     BENCH_CHECK(ran == total);
     free(c.h);
-    char extra[128];
-    snprintf(extra, sizeof extra, "\"pool\": \"private\", \"units\": %ld", units);
-    bench_report("create_join_cold", "weft-ult", 1, extra, c.ns[0] + 1, g_runs);
-    bench_report("create_join_cold", "weft-tasklet", 1, extra, c.ns[1] + 1, g_runs);
+    for (int k = 0; k < 2; k++)
+        for (int r = 0; r <= g_runs; r++) munmap(c.probe[k][r], c.probe_len);
+    for (int k = 0; k < 2; k++) {
+        /* The plain loop's median beside the runtime's, as one point. */
+        double t[257];
+        memcpy(t, c.touch[k] + 1, sizeof(double) * (size_t)g_runs);
+        qsort(t, (size_t)g_runs, sizeof *t, bench_cmp);
+        char extra[192];
+        snprintf(extra, sizeof extra, "\"pool\": \"private\", \"units\": %ld, \"first_touch\": %.3f, "
+                 "\"first_touch_min\": %.3f, \"first_touch_max\": %.3f", units, t[g_runs / 2], t[0], t[g_runs - 1]);
+        bench_report("create_join_cold", k ? "weft-tasklet" : "weft-ult", 1, extra, c.ns[k] + 1, g_runs);
+    }
 }
 
 /* Does a second stream slow the first? One run of the pair: one stream
@@ -364,6 +398,13 @@ int main(int argc, char **argv)
         measure("yield", "weft-ult", 1, PRIVATE, yield_driver, 0, 1);
         return 0;
     }
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--cold")) { /* the cold rows and the recycled ones they compare with */
+            measure("create_join", "weft-ult", 1, PRIVATE, create_join_driver, 0, per);
+            measure("create_join", "weft-tasklet", 1, PRIVATE, create_join_driver, 1, per);
+            measure_cold(quick ? COLD_UNITS_QUICK : COLD_UNITS);
+            return 0;
+        }
     for (int s = 1; s <= maxs; s *= 2)
         for (int k = PRIVATE; k <= STEALING; k++) {
             measure("create_join", "weft-ult", s, (enum setup)k, create_join_driver, 0, per);

@@ -130,7 +130,7 @@ static void fork_child(void)
     atomic_store_explicit(&weft_g.closing, 0, memory_order_relaxed);
     atomic_store_explicit(&weft_g.initialized, 0, memory_order_release);
     runtime_fork_child();
-    handles_fork_unlock();
+    handles_fork_child();
     obj_fork_unlock();
     if (core_hooks.fork_unlock) core_hooks.fork_unlock();
     pools_fork_unlock();

@@ -21,16 +21,30 @@
  * policy refuses the mprotect), and a commit that would take the process
  * past RLIMIT_AS, counting the usable part as if mapped beside the
  * reservation, is refused as a plain allocation would be. An exhausted region, or a refused commit,
- * is WEFT_ERR_NOMEM for the creation that needed it. */
+ * is WEFT_ERR_NOMEM for the creation that needed it.
+ *
+ * Faulting ahead. A program that keeps many objects alive (units joined
+ * and never freed) carves new memory all the time, and the kernel zeroes
+ * each huge page on its first touch, on the creating stream's time. Once
+ * the region's used part passes AHEAD_FROM, a helper thread of weft's own,
+ * at idle priority and free to run on any CPU weft was given, keeps the
+ * next AHEAD bytes past the bump pointer made writable and faulted in
+ * (MADV_POPULATE_WRITE), so that a creation finds its memory ready while
+ * another CPU has time to spare. Best effort: only without RLIMIT_AS (the
+ * memory faulted ahead counts against it), and where the kernel knows the
+ * call; the thread ends at weft_finalize() and starts again when needed. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "internal.h"
+#include "futex.h"
 #include "sys.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -40,6 +54,12 @@
 #define HANDLE_RESERVE ((size_t)16 << 30)
 #define HANDLE_MIN ((size_t)16 << 20)
 #define COMMIT_STEP ((size_t)2 << 20) /* a huge page */
+#define AHEAD_FROM ((size_t)4 << 20)  /* faulting ahead starts once this much is used */
+#define AHEAD ((size_t)8 << 20)       /* and keeps this much ready past the bump pointer */
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
 
 _Atomic uintptr_t handle_base WEFT_HIDDEN;
 _Atomic size_t handle_lines WEFT_HIDDEN;
@@ -98,6 +118,104 @@ static bool commit_over_limit(size_t committed, size_t add)
     return vm + committed + add > (size_t)r.rlim_cur;
 }
 
+/* ---------- faulting ahead ---------- */
+
+static struct {
+    size_t target;       /* under g_lock: the helper faults in up to here */
+    size_t from;         /* under g_lock: and not below here (the creators' own part) */
+    bool off;            /* under g_lock: not here (RLIMIT_AS, an old kernel, no thread) */
+    bool running;        /* under g_lock: the helper exists */
+    uintptr_t epoch;     /* under g_lock: a helper of an older epoch ends */
+    pthread_t thread;    /* under g_lock */
+    _Atomic uint32_t seq; /* bumped on every request: the helper's futex word */
+} g_ahead;
+
+static void *ahead_main(void *arg)
+{
+    uintptr_t epoch = (uintptr_t)arg;
+    char *base = (char *)atomic_load_explicit(&handle_base, memory_order_acquire);
+    size_t done = 0;
+    struct sched_param none = {0};
+    pthread_setname_np(pthread_self(), "weft-ahead");
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &none); /* only on time no one else wants */
+    topo_unbind_self();
+    for (;;) {
+        uint32_t seq = atomic_load_explicit(&g_ahead.seq, memory_order_acquire);
+        pthread_mutex_lock(&g_lock);
+        bool stop = g_ahead.epoch != epoch;
+        size_t target = g_ahead.target, from = g_ahead.from;
+        pthread_mutex_unlock(&g_lock);
+        if (stop) return NULL;
+        if (done < from) done = from;
+        if (done >= target) {
+            futex_wait(&g_ahead.seq, seq, NULL);
+            continue;
+        }
+        /* A huge page at a time, so a creator catching up meets a page
+         * that is either ready or not started. (The range was made writable
+         * before it was requested, and nothing in it is ever unmapped.) */
+        if (madvise(base + done, COMMIT_STEP, MADV_POPULATE_WRITE) != 0 && errno != EINTR && errno != EAGAIN) {
+            pthread_mutex_lock(&g_lock);
+            if (g_ahead.epoch == epoch) g_ahead.off = true; /* EINVAL: a kernel without the call; ENOMEM: memory is short */
+            pthread_mutex_unlock(&g_lock);
+            return NULL;
+        }
+        done += COMMIT_STEP;
+    }
+}
+
+/* Under g_lock, the region's used part past AHEAD_FROM: make the next AHEAD
+ * bytes writable and have the helper fault them in. */
+static void ahead_request(char *base)
+{
+    if (g_ahead.off) return;
+    struct rlimit r;
+    if (getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur != RLIM_INFINITY) {
+        g_ahead.off = true;
+        return;
+    }
+    size_t want = (g_used + AHEAD + COMMIT_STEP - 1) & ~(COMMIT_STEP - 1);
+    if (want > g_reserved) want = g_reserved;
+    if (want > g_committed) {
+        if (mprotect(base + g_committed, want - g_committed, PROT_READ | PROT_WRITE) != 0) {
+            g_ahead.off = true;
+            return;
+        }
+        g_committed = want;
+        atomic_store_explicit(&handle_lines, want / CACHE_LINE, memory_order_release);
+    }
+    /* What the creators are about to touch themselves is theirs. */
+    g_ahead.from = (g_used + COMMIT_STEP - 1) & ~(COMMIT_STEP - 1);
+    g_ahead.target = want;
+    if (!g_ahead.running) {
+        /* Signals stay with the program's threads. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        g_ahead.running = pthread_create(&g_ahead.thread, NULL, ahead_main, (void *)g_ahead.epoch) == 0;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (!g_ahead.running) g_ahead.off = true;
+        return;
+    }
+    atomic_fetch_add_explicit(&g_ahead.seq, 1, memory_order_release);
+    futex_wake(&g_ahead.seq, 1);
+}
+
+void handle_ahead_stop(void)
+{
+    pthread_mutex_lock(&g_lock);
+    bool running = g_ahead.running;
+    pthread_t t = g_ahead.thread;
+    g_ahead.epoch++;
+    g_ahead.running = false;
+    g_ahead.target = g_ahead.from = 0;
+    pthread_mutex_unlock(&g_lock);
+    if (!running) return;
+    atomic_fetch_add_explicit(&g_ahead.seq, 1, memory_order_release);
+    futex_wake(&g_ahead.seq, 1);
+    pthread_join(t, NULL);
+}
+
 void *handle_alloc(size_t size, size_t align)
 {
     pthread_once(&g_once, region_reserve);
@@ -125,6 +243,7 @@ void *handle_alloc(size_t size, size_t align)
         atomic_store_explicit(&handle_lines, want / CACHE_LINE, memory_order_release);
     }
     g_used = at + size;
+    if (g_used >= AHEAD_FROM && g_used + AHEAD > g_ahead.target) ahead_request(base);
     pthread_mutex_unlock(&g_lock);
     return base + at;
 }
@@ -132,3 +251,12 @@ void *handle_alloc(size_t size, size_t align)
 /* fork.c: the child finds the lock free and the bump pointer whole. */
 void handles_fork_lock(void) { pthread_mutex_lock(&g_lock); }
 void handles_fork_unlock(void) { pthread_mutex_unlock(&g_lock); }
+
+/* The child has no helper: the next request starts one. */
+void handles_fork_child(void)
+{
+    g_ahead.running = false;
+    g_ahead.epoch++;
+    g_ahead.target = g_ahead.from = 0;
+    pthread_mutex_unlock(&g_lock);
+}

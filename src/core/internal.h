@@ -93,8 +93,10 @@ static inline void spin_unlock(_Atomic uint32_t *l)
 extern _Atomic uintptr_t handle_base WEFT_HIDDEN;
 extern _Atomic size_t handle_lines WEFT_HIDDEN; /* usable bytes of the region / CACHE_LINE */
 WEFT_HIDDEN void *handle_alloc(size_t size, size_t align);
+WEFT_HIDDEN void handle_ahead_stop(void); /* weft_finalize(): the populating thread ends */
 WEFT_HIDDEN void handles_fork_lock(void);
 WEFT_HIDDEN void handles_fork_unlock(void);
+WEFT_HIDDEN void handles_fork_child(void);
 static inline bool handle_ok(const void *p)
 {
     /* One comparison for both: rotating the offset by the line size moves
@@ -625,6 +627,7 @@ WEFT_HIDDEN int topo_count_cores(void);    /* also before topo_init() */
 WEFT_HIDDEN int topo_core_cpu(int core);   /* first logical CPU of a core */
 WEFT_HIDDEN int topo_cpu_core(int cpu);    /* the core of a logical CPU, or -1 */
 WEFT_HIDDEN int topo_bind_thread(pthread_t t, int cpu); /* cpu -1: unbind */
+WEFT_HIDDEN void topo_unbind_self(void);                /* the calling thread: every CPU weft was given */
 WEFT_HIDDEN int topo_cpu_valid(int cpu);
 WEFT_HIDDEN void topo_fork_lock(void);
 WEFT_HIDDEN void topo_fork_unlock(void);

@@ -28,6 +28,7 @@ void mem_finalize(void)
 {
     slabs_finalize();
     stacks_finalize();
+    handle_ahead_stop();
 }
 
 /* The child of a live runtime: the parent's slabs, stacks and chunks stay

@@ -39,6 +39,7 @@ static int slab_new(struct unit_cache *into, struct weft_xstream_s *owner, bool 
     s->next = g_slabs;
     g_slabs = s;
     for (int i = (int)SLAB_UNITS - 1; i >= 0; i--) {
+        __builtin_prefetch(&s->units[i].ctx, 1);
         atomic_store_explicit(&s->units[i].magic, MAGIC_DEAD, memory_order_relaxed);
         cache_push(into, &s->units[i]);
     }

@@ -22,6 +22,14 @@ static void allowed_restore(void)
     if (CPU_COUNT(&g_allowed) > 0) sched_setaffinity(0, sizeof g_allowed, &g_allowed);
 }
 
+/* A helper thread of weft's own (handle.c) may run on any CPU weft was
+ * given, whatever the stream that started it is bound to. */
+void topo_unbind_self(void)
+{
+    cpu_set_t set = g_allowed;
+    if (CPU_COUNT(&set) > 0) sched_setaffinity(0, sizeof set, &set);
+}
+
 #ifdef WEFT_HAVE_HWLOC
 #include <hwloc.h>
 #include <hwloc/glibc-sched.h>
