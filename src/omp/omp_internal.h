@@ -202,7 +202,10 @@ struct omp_task {
      * undeferred task's struct is on its thread's stack, which would have
      * to be realigned. */
     _Atomic long children;          /* child tasks not yet complete, + credit */
-    _Atomic long refs;              /* explicit or undeferred: 1 while it runs + child records, + credit */
+    _Atomic long refs;              /* explicit or undeferred: 1 while it runs + child records, + credit
+                                     * (+ the dependence table's, depend.c) */
+    struct omp_deps *deps;          /* made with a depend clause: its place in the graph (depend.c) */
+    struct omp_dep_table *dtab;     /* its children's dependences (depend.c), NULL until the first */
 };
 
 /* A thread's queue of deferred tasks (task.c): it pushes and takes at the
@@ -369,6 +372,32 @@ static inline struct omp_taskgroup *omp_task_group(const struct omp_task *t)
 {
     return t->taskgroup ? t->taskgroup : t->group;
 }
+
+/* task.c: also for target.c (a target region with dependences) */
+OMP_EXPORT void GOMP_taskwait_depend(void **depend);
+/* task.c, for depend.c */
+OMP_HIDDEN void omp_task_enqueue(struct omp_thread *thr, struct omp_task *t); /* queue a ready task on thr's queue */
+OMP_HIDDEN void omp_task_unref(struct omp_task *t, long n);
+
+/* depend.c: dependences among the children of one task */
+struct omp_deps;
+struct omp_dep_table;
+/* Enter t, a child of `owner` being made, into owner's table with the
+ * dependences of gcc's array `depend`; `undeferred`: its maker will run it. */
+OMP_HIDDEN void omp_depend_add(struct omp_task *owner, struct omp_task *t, void **depend, bool undeferred);
+/* t is made: true when no predecessor is left (then: omp_depend_ready, or run it when undeferred). */
+OMP_HIDDEN bool omp_depend_made(struct omp_task *t);
+OMP_HIDDEN _Atomic long *omp_depend_count(struct omp_task *t); /* its predecessors not complete */
+/* A deferred task whose predecessors are complete: queued on thr's queue,
+ * or parked until a mutexinoutset mutex it needs is free. */
+OMP_HIDDEN void omp_depend_ready(struct omp_thread *thr, struct omp_task *t);
+/* An undeferred task's maker takes its mutexes: false if one is taken. */
+OMP_HIDDEN bool omp_depend_try_mutexes(struct omp_thread *thr, struct omp_task *t);
+/* t completed: its mutexes go, its successors may be ready. */
+OMP_HIDDEN void omp_depend_complete(struct omp_thread *thr, struct omp_task *t);
+OMP_HIDDEN void omp_depend_free(struct omp_task *t); /* its record goes */
+OMP_HIDDEN void omp_depend_table_clear(struct omp_task *owner); /* its children are all complete */
+OMP_HIDDEN void omp_depend_table_free(struct omp_task *owner);  /* its body ended */
 
 /* work.c */
 OMP_HIDDEN void omp_ws_team_init(struct omp_team *t);

@@ -50,8 +50,10 @@ OMP_EXPORT void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum, v
                                 unsigned short *kinds, unsigned flags, void **depend, void **args)
 {
     (void)device;
-    (void)flags;  /* nowait: running it now is a valid schedule */
-    (void)depend; /* dependences among siblings are met: such tasks run undeferred (task.c) */
+    (void)flags; /* nowait: running it now is a valid schedule */
+    /* As an undeferred task: after its predecessors (depend.c); later
+     * siblings find it complete. */
+    if (depend) GOMP_taskwait_depend(depend);
     /* firstprivate variables: a private copy each, aligned as the kind says */
     size_t size = 0, align = 1;
     for (size_t i = 0; i < mapnum; i++)

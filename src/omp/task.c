@@ -13,10 +13,12 @@
  * A task is undeferred (run at once by its creator) when its `if` clause
  * is false, when it is final or inside a final task (it is then included
  * too), outside any team, and when its team already has many tasks queued
- * (a cut-off: past that, queueing only costs). Until dependences are
- * tracked (the next layer), a task with a `depend` clause is undeferred
- * too: its creator runs its depending siblings one after the other, in
- * program order, which honours every dependence among them. */
+ * (a cut-off: past that, queueing only costs). A task with a `depend`
+ * clause (depend.c) is queued when its predecessors are complete, and
+ * never cut off; outside a team, in a team of one and in a final task
+ * every sibling before it is already complete, and its dependences are
+ * not looked at. An undeferred one waits for its predecessors, running
+ * tasks meanwhile, and then runs. */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdio.h>
@@ -56,6 +58,8 @@ void omp_task_init_implicit(struct omp_task *t, struct omp_task *parent, struct 
     t->child_credit = t->ref_credit = 0;
     atomic_store_explicit(&t->children, 0, memory_order_relaxed);
     atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
+    t->deps = NULL;
+    t->dtab = NULL;
 }
 
 /* ---------- task records ----------
@@ -240,11 +244,14 @@ static inline void task_unref(struct omp_task *t, long n)
         }
         if (left) return;
         struct omp_task *p = t->parent;
+        if (t->deps) omp_depend_free(t);
         rec_release(t);
         t = p;
         n = 1;
     }
 }
+
+void omp_task_unref(struct omp_task *t, long n) { task_unref(t, n); }
 
 /* ---------- the queues ---------- */
 
@@ -385,6 +392,8 @@ static struct omp_task *take(struct omp_taskq *q, struct omp_thread *thr, bool a
     return t;
 }
 
+void omp_task_enqueue(struct omp_thread *thr, struct omp_task *t) { enqueue(thr, t->team, t); }
+
 bool omp_tasks_queued(struct omp_team *team)
 {
     if (atomic_load_explicit(&team->prio_queued, memory_order_acquire) > 0) return true;
@@ -409,8 +418,9 @@ static struct omp_task *dequeue(struct omp_team *team, struct omp_thread *thr, b
 /* The team's count goes last: once it is zero the region may end, and
  * nothing of the tasks may be touched after. Its body's reference goes
  * with the references it counted ahead and did not use. */
-static void task_complete(struct omp_task *t)
+static void task_complete(struct omp_thread *thr, struct omp_task *t)
 {
+    if (t->deps) omp_depend_complete(thr, t); /* before its siblings' count: they may be waiting for it */
     struct omp_team *team = t->team;
     struct omp_taskgroup *g = t->group;
     bool wake = atomic_fetch_sub_explicit(&t->parent->children, 1, memory_order_acq_rel) == 1;
@@ -425,7 +435,7 @@ static void task_execute(struct omp_thread *thr, struct omp_task *t)
     /* Its counts, set by the thread that runs it (the only one that makes
      * its children): their line need not come from its maker's CPU. */
     atomic_store_explicit(&t->children, 0, memory_order_relaxed);
-    atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
+    if (!t->deps) atomic_store_explicit(&t->refs, 1, memory_order_relaxed); /* else set by its maker: the table holds some */
     t->child_credit = t->ref_credit = 0;
     struct omp_task *prev = thr->task;
     thr->task = t;
@@ -433,8 +443,9 @@ static void task_execute(struct omp_thread *thr, struct omp_task *t)
     if (!atomic_load_explicit(&t->team->cancelled, memory_order_relaxed) &&
         !(t->group && atomic_load_explicit(&t->group->cancelled, memory_order_relaxed)))
         t->fn(t->data);
+    omp_depend_table_free(t); /* no more children of it */
     thr->task = prev;
-    task_complete(t);
+    task_complete(thr, t);
 }
 
 bool omp_task_run_one(struct omp_thread *thr, bool any)
@@ -469,54 +480,13 @@ static void wait_for(struct omp_thread *thr, _Atomic long *count, long until)
 
 /* ---------- entry points ---------- */
 
-OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
-                          long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
-                          void *detach)
+/* A deferred task's record, counted as its parent's child, in its
+ * taskgroup and in its team's pending tasks; not queued yet. */
+static struct omp_task *task_make(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), void *data,
+                                  void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool final,
+                                  int priority)
 {
-    (void)depend;
-    (void)detach;
-    if (flags & TASK_DETACH) omp_fatal("detached tasks are not supported by this version of weft-omp");
-    struct omp_thread *thr = omp_self();
-    struct omp_task *parent = thr->task;
     struct omp_team *team = thr->team;
-    bool final = (flags & TASK_FINAL) || parent->final;
-    if (!(flags & TASK_PRIORITY) || priority < 0) priority = 0;
-    if (priority > omp_g.max_task_priority) priority = omp_g.max_task_priority;
-    if (arg_align < 1) arg_align = 1;
-
-    if (!if_clause || parent->final || !team || team->nthreads == 1 || (flags & TASK_DEPEND) ||
-        atomic_load_explicit(&thr->tq.n, memory_order_relaxed) > (long)team->nthreads * CUTOFF_PER_THREAD) {
-        /* Undeferred (included, when in a final task). */
-        struct omp_task t; /* never queued: the queue links and closure stay unset */
-        t.parent = parent;
-        t.group = omp_task_group(parent);
-        t.taskgroup = NULL;
-        t.icv = parent->icv;
-        atomic_store_explicit(&t.children, 0, memory_order_relaxed);
-        atomic_store_explicit(&t.refs, 1, memory_order_relaxed);
-        t.child_credit = t.ref_credit = 0;
-        t.is_explicit = 0;
-        t.final = final;
-        t.undeferred = 1;
-        t.pooled = 0;
-        t.priority = priority;
-        t.team = team;
-        thr->task = &t;
-        if (cpyfn) {
-            char buf[arg_size + arg_align - 1];
-            char *args = (char *)(((uintptr_t)buf + (uintptr_t)arg_align - 1) & ~((uintptr_t)arg_align - 1));
-            cpyfn(args, data);
-            fn(args);
-        } else {
-            fn(data);
-        }
-        /* Records of its deferred children point at it: they go before it does. */
-        if (t.ref_credit) atomic_fetch_sub_explicit(&t.refs, t.ref_credit, memory_order_acq_rel);
-        if (team && atomic_load_explicit(&t.refs, memory_order_acquire) > 1) wait_for(thr, &t.refs, 1);
-        thr->task = parent;
-        return;
-    }
-
     size_t off = (sizeof(struct omp_task) + (size_t)arg_align - 1) & ~((size_t)arg_align - 1);
     size_t align = (size_t)arg_align > _Alignof(struct omp_task) ? (size_t)arg_align : _Alignof(struct omp_task);
     size_t size = (off + (size_t)arg_size + align - 1) & ~(align - 1);
@@ -540,11 +510,103 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     t->fn = fn;
     t->data = args;
     t->team = team;
+    t->deps = NULL;
+    t->dtab = NULL;
     credit_take(&parent->children, &parent->child_credit);
     if (parent->is_explicit || parent->undeferred) credit_take(&parent->refs, &parent->ref_credit);
     if (t->group) atomic_fetch_add_explicit(&t->group->pending, 1, memory_order_relaxed);
     credit_take(&team->pending, &thr->pending_credit);
-    enqueue(thr, team, t);
+    return t;
+}
+
+static void task_nothing(void *arg) { (void)arg; }
+
+/* A task with dependences, in a team of two or more (depend.c): queued
+ * once its predecessors are complete; undeferred, run here then. */
+static void task_with_deps(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), void *data,
+                           void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool undeferred, bool final,
+                           int priority, void **depend)
+{
+    struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority);
+    atomic_store_explicit(&t->refs, 1, memory_order_relaxed); /* its body's; the table adds its own */
+    omp_depend_add(parent, t, depend, undeferred);
+    bool ready = omp_depend_made(t);
+    if (!undeferred) {
+        if (ready) omp_depend_ready(thr, t);
+        return;
+    }
+    if (!ready) wait_for(thr, omp_depend_count(t), 0);
+    while (!omp_depend_try_mutexes(thr, t))
+        if (!omp_task_run_one(thr, false)) omp_relax();
+    task_execute(thr, t);
+}
+
+OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+                          long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
+                          void *detach)
+{
+    (void)detach;
+    if (flags & TASK_DETACH) omp_fatal("detached tasks are not supported by this version of weft-omp");
+    struct omp_thread *thr = omp_self();
+    struct omp_task *parent = thr->task;
+    struct omp_team *team = thr->team;
+    bool final = (flags & TASK_FINAL) || parent->final;
+    if (!(flags & TASK_PRIORITY) || priority < 0) priority = 0;
+    if (priority > omp_g.max_task_priority) priority = omp_g.max_task_priority;
+    if (arg_align < 1) arg_align = 1;
+    bool alone = parent->final || !team || team->nthreads == 1;
+
+    if ((flags & TASK_DEPEND) && depend && !alone) {
+        task_with_deps(thr, parent, fn, data, cpyfn, arg_size, arg_align, !if_clause, final, priority, depend);
+        return;
+    }
+    if (!if_clause || alone ||
+        atomic_load_explicit(&thr->tq.n, memory_order_relaxed) > (long)team->nthreads * CUTOFF_PER_THREAD) {
+        /* Undeferred (included, when in a final task). */
+        struct omp_task t; /* never queued: the queue links and closure stay unset */
+        t.parent = parent;
+        t.group = omp_task_group(parent);
+        t.taskgroup = NULL;
+        t.icv = parent->icv;
+        atomic_store_explicit(&t.children, 0, memory_order_relaxed);
+        atomic_store_explicit(&t.refs, 1, memory_order_relaxed);
+        t.child_credit = t.ref_credit = 0;
+        t.is_explicit = 0;
+        t.final = final;
+        t.undeferred = 1;
+        t.pooled = 0;
+        t.priority = priority;
+        t.team = team;
+        t.deps = NULL;
+        t.dtab = NULL;
+        thr->task = &t;
+        if (cpyfn) {
+            char buf[arg_size + arg_align - 1];
+            char *args = (char *)(((uintptr_t)buf + (uintptr_t)arg_align - 1) & ~((uintptr_t)arg_align - 1));
+            cpyfn(args, data);
+            fn(args);
+        } else {
+            fn(data);
+        }
+        omp_depend_table_free(&t); /* the table's references on its children go first */
+        /* Records of its deferred children point at it: they go before it does. */
+        if (t.ref_credit) atomic_fetch_sub_explicit(&t.refs, t.ref_credit, memory_order_acq_rel);
+        if (team && atomic_load_explicit(&t.refs, memory_order_acquire) > 1) wait_for(thr, &t.refs, 1);
+        thr->task = parent;
+        return;
+    }
+    enqueue(thr, team, task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority));
+}
+
+/* taskwait with a depend clause: waits for the sibling tasks an empty
+ * undeferred task with those dependences would wait for. */
+OMP_EXPORT void GOMP_taskwait_depend(void **depend)
+{
+    struct omp_thread *thr = omp_self();
+    struct omp_task *parent = thr->task;
+    struct omp_team *team = thr->team;
+    if (!depend || parent->final || !team || team->nthreads == 1) return; /* every sibling is complete */
+    task_with_deps(thr, parent, task_nothing, NULL, NULL, 0, 1, true, false, 0, depend);
 }
 
 OMP_EXPORT void GOMP_taskwait(void)
@@ -554,6 +616,7 @@ OMP_EXPORT void GOMP_taskwait(void)
     if (!thr->team) return;
     credit_return(&task->children, &task->child_credit);
     wait_for(thr, &task->children, 0);
+    omp_depend_table_clear(task); /* every child is complete */
 }
 
 OMP_EXPORT void GOMP_taskyield(void)

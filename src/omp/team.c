@@ -253,7 +253,15 @@ static void team_prepare(struct omp_team *t, struct omp_thread *enc, void (*fn)(
  * region) as soon as none is pending: waiting for the last thread too
  * would cost thread 0 another round of its stream's ULTs before the next
  * region could start. Tasks made later are thread 0's and the others'. */
+static void region_finish_wait(struct omp_thread *thr);
+
 static void region_finish(struct omp_thread *thr)
+{
+    region_finish_wait(thr);
+    omp_depend_table_free(&thr->implicit); /* its children are complete (depend.c) */
+}
+
+static void region_finish_wait(struct omp_thread *thr)
 {
     struct omp_team *t = thr->team;
     omp_tasks_flush(thr);
