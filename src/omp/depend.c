@@ -252,8 +252,9 @@ void omp_depend_add(struct omp_task *owner, struct omp_task *t, void **depend, b
          * addresses, those first and the in ones after. */
         size_t n = a[0], nout = a[1];
         for (size_t i = 0; i < n; i++) depend_one(tab, t, a[2 + i], i < nout ? DEP_OUT : DEP_IN);
-    } else {
-        /* OpenMP 5.0's: 0, n, then counts of out/inout, mutexinoutset and
+    } else if (a[1]) {
+        /* (An empty list, e.g. an iterator over nothing: 0, 0 and no more.)
+         * OpenMP 5.0's: 0, n, then counts of out/inout, mutexinoutset and
          * in, the addresses in that order, and the rest depobj objects
          * (an address and a kind each). */
         size_t n = a[1], nout = a[2], nmx = a[3], nin = a[4];

@@ -212,6 +212,18 @@ static void depobj_iterator(void)
 #pragma omp task depend(in : v[i]) shared(v) firstprivate(i)
             CHECK_EQ(v[i], i + 10);
         }
+        /* Iterators over nothing: no dependence at all (gcc passes a list of 0). */
+        volatile int none = 0;
+        int n0 = none, ran = 0;
+#pragma omp task depend(iterator(i = 0 : n0), in : v[i]) shared(ran)
+        __atomic_fetch_add(&ran, 1, __ATOMIC_RELAXED);
+#pragma omp task depend(iterator(i = 0 : n0), mutexinoutset : v[i]) depend(in : v[1]) shared(ran, v)
+        {
+            CHECK_EQ(v[1], 11);
+            __atomic_fetch_add(&ran, 1, __ATOMIC_RELAXED);
+        }
+#pragma omp taskwait
+        CHECK_EQ(ran, 2);
     }
 #pragma omp depobj(wr) destroy
 #pragma omp depobj(rd) destroy
