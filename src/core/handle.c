@@ -35,6 +35,7 @@
  * call; the thread ends at weft_finalize() and starts again when needed. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -120,15 +121,24 @@ static bool commit_over_limit(size_t committed, size_t add)
 
 /* ---------- faulting ahead ---------- */
 
+/* Written under g_lock; the helper reads them without it: at idle
+ * priority it may be kept off the CPU for long, and must never be so
+ * while creators wait for the lock. */
 static struct {
-    size_t target;       /* under g_lock: the helper faults in up to here */
-    size_t from;         /* under g_lock: and not below here (the creators' own part) */
-    bool off;            /* under g_lock: not here (RLIMIT_AS, an old kernel, no thread) */
-    bool running;        /* under g_lock: the helper exists */
-    uintptr_t epoch;     /* under g_lock: a helper of an older epoch ends */
-    pthread_t thread;    /* under g_lock */
-    _Atomic uint32_t seq; /* bumped on every request: the helper's futex word */
+    _Atomic size_t target;    /* the helper faults in up to here */
+    _Atomic size_t from;      /* and not below here (the creators' own part) */
+    _Atomic bool off;         /* not here (RLIMIT_AS, an old kernel, no thread) */
+    bool running;             /* under g_lock: the helper exists */
+    _Atomic uintptr_t epoch;  /* a helper of an older epoch ends */
+    pthread_t thread;         /* under g_lock */
+    _Atomic uint32_t seq;     /* bumped on every change: the helper's futex word */
 } g_ahead;
+
+static void ahead_wake(void)
+{
+    atomic_fetch_add_explicit(&g_ahead.seq, 1, memory_order_release);
+    futex_wake(&g_ahead.seq, INT_MAX); /* an ending helper of an older epoch may be waiting too */
+}
 
 static void *ahead_main(void *arg)
 {
@@ -141,11 +151,9 @@ static void *ahead_main(void *arg)
     topo_unbind_self();
     for (;;) {
         uint32_t seq = atomic_load_explicit(&g_ahead.seq, memory_order_acquire);
-        pthread_mutex_lock(&g_lock);
-        bool stop = g_ahead.epoch != epoch;
-        size_t target = g_ahead.target, from = g_ahead.from;
-        pthread_mutex_unlock(&g_lock);
-        if (stop) return NULL;
+        if (atomic_load_explicit(&g_ahead.epoch, memory_order_acquire) != epoch) return NULL;
+        size_t target = atomic_load_explicit(&g_ahead.target, memory_order_acquire);
+        size_t from = atomic_load_explicit(&g_ahead.from, memory_order_relaxed);
         if (done < from) done = from;
         if (done >= target) {
             futex_wait(&g_ahead.seq, seq, NULL);
@@ -154,10 +162,10 @@ static void *ahead_main(void *arg)
         /* A huge page at a time, so a creator catching up meets a page
          * that is either ready or not started. (The range was made writable
          * before it was requested, and nothing in it is ever unmapped.) */
-        if (madvise(base + done, COMMIT_STEP, MADV_POPULATE_WRITE) != 0 && errno != EINTR && errno != EAGAIN) {
-            pthread_mutex_lock(&g_lock);
-            if (g_ahead.epoch == epoch) g_ahead.off = true; /* EINVAL: a kernel without the call; ENOMEM: memory is short */
-            pthread_mutex_unlock(&g_lock);
+        if (madvise(base + done, COMMIT_STEP, MADV_POPULATE_WRITE) != 0) {
+            if (errno == EINTR || errno == EAGAIN) continue; /* the same huge page again */
+            /* EINVAL: a kernel without the call; ENOMEM: memory is short. */
+            atomic_store_explicit(&g_ahead.off, true, memory_order_relaxed);
             return NULL;
         }
         done += COMMIT_STEP;
@@ -168,37 +176,41 @@ static void *ahead_main(void *arg)
  * bytes writable and have the helper fault them in. */
 static void ahead_request(char *base)
 {
-    if (g_ahead.off) return;
+    /* Off, or no runtime (objects made before weft_init or after
+     * weft_finalize): no helper, which only weft_finalize would end. */
+    if (atomic_load_explicit(&g_ahead.off, memory_order_relaxed) ||
+        !atomic_load_explicit(&weft_g.initialized, memory_order_relaxed))
+        return;
     struct rlimit r;
     if (getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur != RLIM_INFINITY) {
-        g_ahead.off = true;
+        atomic_store_explicit(&g_ahead.off, true, memory_order_relaxed);
         return;
     }
     size_t want = (g_used + AHEAD + COMMIT_STEP - 1) & ~(COMMIT_STEP - 1);
     if (want > g_reserved) want = g_reserved;
     if (want > g_committed) {
         if (mprotect(base + g_committed, want - g_committed, PROT_READ | PROT_WRITE) != 0) {
-            g_ahead.off = true;
+            atomic_store_explicit(&g_ahead.off, true, memory_order_relaxed);
             return;
         }
         g_committed = want;
         atomic_store_explicit(&handle_lines, want / CACHE_LINE, memory_order_release);
     }
     /* What the creators are about to touch themselves is theirs. */
-    g_ahead.from = (g_used + COMMIT_STEP - 1) & ~(COMMIT_STEP - 1);
-    g_ahead.target = want;
+    atomic_store_explicit(&g_ahead.from, (g_used + COMMIT_STEP - 1) & ~(COMMIT_STEP - 1), memory_order_relaxed);
+    atomic_store_explicit(&g_ahead.target, want, memory_order_release);
     if (!g_ahead.running) {
         /* Signals stay with the program's threads. */
         sigset_t all, old;
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &old);
-        g_ahead.running = pthread_create(&g_ahead.thread, NULL, ahead_main, (void *)g_ahead.epoch) == 0;
+        uintptr_t epoch = atomic_load_explicit(&g_ahead.epoch, memory_order_relaxed);
+        g_ahead.running = pthread_create(&g_ahead.thread, NULL, ahead_main, (void *)epoch) == 0;
         pthread_sigmask(SIG_SETMASK, &old, NULL);
-        if (!g_ahead.running) g_ahead.off = true;
+        if (!g_ahead.running) atomic_store_explicit(&g_ahead.off, true, memory_order_relaxed);
         return;
     }
-    atomic_fetch_add_explicit(&g_ahead.seq, 1, memory_order_release);
-    futex_wake(&g_ahead.seq, 1);
+    ahead_wake();
 }
 
 void handle_ahead_stop(void)
@@ -206,13 +218,13 @@ void handle_ahead_stop(void)
     pthread_mutex_lock(&g_lock);
     bool running = g_ahead.running;
     pthread_t t = g_ahead.thread;
-    g_ahead.epoch++;
+    atomic_fetch_add_explicit(&g_ahead.epoch, 1, memory_order_release);
     g_ahead.running = false;
-    g_ahead.target = g_ahead.from = 0;
+    atomic_store_explicit(&g_ahead.target, 0, memory_order_relaxed);
+    atomic_store_explicit(&g_ahead.from, 0, memory_order_relaxed);
     pthread_mutex_unlock(&g_lock);
     if (!running) return;
-    atomic_fetch_add_explicit(&g_ahead.seq, 1, memory_order_release);
-    futex_wake(&g_ahead.seq, 1);
+    ahead_wake();
     pthread_join(t, NULL);
 }
 
@@ -243,7 +255,8 @@ void *handle_alloc(size_t size, size_t align)
         atomic_store_explicit(&handle_lines, want / CACHE_LINE, memory_order_release);
     }
     g_used = at + size;
-    if (g_used >= AHEAD_FROM && g_used + AHEAD > g_ahead.target) ahead_request(base);
+    if (g_used >= AHEAD_FROM && g_used + AHEAD > atomic_load_explicit(&g_ahead.target, memory_order_relaxed))
+        ahead_request(base);
     pthread_mutex_unlock(&g_lock);
     return base + at;
 }
@@ -256,7 +269,8 @@ void handles_fork_unlock(void) { pthread_mutex_unlock(&g_lock); }
 void handles_fork_child(void)
 {
     g_ahead.running = false;
-    g_ahead.epoch++;
-    g_ahead.target = g_ahead.from = 0;
+    atomic_fetch_add_explicit(&g_ahead.epoch, 1, memory_order_relaxed);
+    atomic_store_explicit(&g_ahead.target, 0, memory_order_relaxed);
+    atomic_store_explicit(&g_ahead.from, 0, memory_order_relaxed);
     pthread_mutex_unlock(&g_lock);
 }

@@ -54,7 +54,8 @@ struct tvec {
 };
 
 struct dep_entry {
-    uintptr_t addr;                 /* 0: a free slot */
+    uintptr_t addr;
+    bool used;                      /* else a free slot (address 0 is an address like any other) */
     int kind;                       /* GROUP_* of the last group */
     struct tvec cur;                /* the last group's members (a reference on each) */
     struct tvec prev;               /* the group before (a reference on each) */
@@ -67,8 +68,8 @@ struct omp_dep_table {
 };
 
 struct omp_deps {
-    _Atomic uint32_t lock;          /* word lock over done and succ */
-    bool done;                      /* complete: no more successors */
+    _Atomic uint32_t lock;          /* word lock over succ, and done's change */
+    _Atomic bool done;              /* complete: no more successors (read alone by the table's pruning) */
     bool undeferred;                /* its maker runs it: readiness wakes the maker, does not queue it */
     _Atomic long npred;             /* predecessors not complete, + 1 while being made */
     struct tvec succ;               /* tasks that wait for it */
@@ -107,32 +108,90 @@ static void mutex_unref(struct omp_depmutex *m)
 
 /* ---------- the table ---------- */
 
+static bool task_done(struct omp_task *t)
+{
+    return atomic_load_explicit(&t->deps->done, memory_order_acquire);
+}
+
+/* Members that completed add no edge: their references go (one pass when
+ * the array is full, so a group that only grows stays as large as its
+ * live members). */
+static void tvec_prune(struct tvec *v)
+{
+    int k = 0;
+    for (int i = 0; i < v->n; i++) {
+        if (task_done(v->v[i])) omp_task_unref(v->v[i], 1);
+        else v->v[k++] = v->v[i];
+    }
+    v->n = k;
+}
+
+static void group_push(struct tvec *v, struct omp_task *t)
+{
+    if (v->n == v->cap) tvec_prune(v);
+    tvec_push(v, t);
+}
+
+static bool entry_live(struct dep_entry *e)
+{
+    for (int i = 0; i < e->cur.n; i++)
+        if (!task_done(e->cur.v[i])) return true;
+    for (int i = 0; i < e->prev.n; i++)
+        if (!task_done(e->prev.v[i])) return true;
+    return false;
+}
+
+static void entry_drop(struct dep_entry *e)
+{
+    tvec_release(&e->cur);
+    tvec_release(&e->prev);
+    mutex_unref(e->mx);
+    free(e->cur.v);
+    free(e->prev.v);
+    memset(e, 0, sizeof *e);
+}
+
 static size_t slot_of(uintptr_t addr, size_t cap)
 {
     uint64_t h = (uint64_t)addr * 0x9e3779b97f4a7c15ull;
     return (size_t)(h >> 32) & (cap - 1);
 }
 
+/* Half full: entries whose tasks are all complete go (a later task on
+ * their address waits for nothing there either), the rest move to a
+ * table twice as large if they still fill a quarter of this one. */
+static void table_grow(struct omp_dep_table *tab)
+{
+    size_t live = 0;
+    for (size_t i = 0; i < tab->cap; i++) {
+        struct dep_entry *e = &tab->slots[i];
+        if (!e->used) continue;
+        if (entry_live(e)) live++;
+        else entry_drop(e);
+    }
+    size_t cap = !tab->cap ? 16 : 4 * (live + 1) > tab->cap ? 2 * tab->cap : tab->cap;
+    struct dep_entry *s = calloc(cap, sizeof *s);
+    if (!s) omp_fatal("out of memory tracking task dependences");
+    for (size_t i = 0; i < tab->cap; i++) {
+        if (!tab->slots[i].used) continue;
+        size_t j = slot_of(tab->slots[i].addr, cap);
+        while (s[j].used) j = (j + 1) & (cap - 1);
+        s[j] = tab->slots[i];
+    }
+    free(tab->slots);
+    tab->slots = s;
+    tab->cap = cap;
+    tab->n = live;
+}
+
 static struct dep_entry *table_find(struct omp_dep_table *tab, uintptr_t addr)
 {
-    if (2 * (tab->n + 1) > tab->cap) { /* at most half full */
-        size_t cap = tab->cap ? 2 * tab->cap : 16;
-        struct dep_entry *s = calloc(cap, sizeof *s);
-        if (!s) omp_fatal("out of memory tracking task dependences");
-        for (size_t i = 0; i < tab->cap; i++) {
-            if (!tab->slots[i].addr) continue;
-            size_t j = slot_of(tab->slots[i].addr, cap);
-            while (s[j].addr) j = (j + 1) & (cap - 1);
-            s[j] = tab->slots[i];
-        }
-        free(tab->slots);
-        tab->slots = s;
-        tab->cap = cap;
-    }
+    if (2 * (tab->n + 1) > tab->cap) table_grow(tab);
     size_t j = slot_of(addr, tab->cap);
-    while (tab->slots[j].addr && tab->slots[j].addr != addr) j = (j + 1) & (tab->cap - 1);
+    while (tab->slots[j].used && tab->slots[j].addr != addr) j = (j + 1) & (tab->cap - 1);
     struct dep_entry *e = &tab->slots[j];
-    if (!e->addr) {
+    if (!e->used) {
+        e->used = true;
         e->addr = addr;
         tab->n++;
     }
@@ -142,16 +201,8 @@ static struct dep_entry *table_find(struct omp_dep_table *tab, uintptr_t addr)
 /* Every entry goes; with `all`, the table too. */
 static void table_drop(struct omp_dep_table *tab, bool all)
 {
-    for (size_t i = 0; i < tab->cap; i++) {
-        struct dep_entry *e = &tab->slots[i];
-        if (!e->addr) continue;
-        tvec_release(&e->cur);
-        tvec_release(&e->prev);
-        mutex_unref(e->mx);
-        free(e->cur.v);
-        free(e->prev.v);
-        memset(e, 0, sizeof *e);
-    }
+    for (size_t i = 0; i < tab->cap; i++)
+        if (tab->slots[i].used) entry_drop(&tab->slots[i]);
     tab->n = 0;
     if (all) {
         free(tab->slots);
@@ -179,7 +230,7 @@ static void edge(struct omp_task *p, struct omp_task *t)
     if (p == t) return;
     struct omp_deps *pd = p->deps;
     omp_word_lock(&pd->lock);
-    if (!pd->done) {
+    if (!atomic_load_explicit(&pd->done, memory_order_relaxed)) {
         tvec_push(&pd->succ, t);
         atomic_fetch_add_explicit(&t->deps->npred, 1, memory_order_relaxed);
     }
@@ -196,15 +247,16 @@ static void mutex_note(struct omp_deps *d, struct omp_depmutex *m)
 }
 
 /* One dependence of t on addr, of gcc's kind. */
-static void depend_one(struct omp_dep_table *tab, struct omp_task *t, uintptr_t addr, int dkind)
+static void depend_one(struct omp_dep_table *tab, struct omp_task *t, uintptr_t addr, int dkind, bool serial)
 {
+    if (serial && dkind == DEP_MUTEX) dkind = DEP_INOUT;
     int kind = dkind == DEP_IN ? GROUP_IN : dkind == DEP_MUTEX ? GROUP_MUTEX : GROUP_OUT;
     struct dep_entry *e = table_find(tab, addr);
     if (e->cur.n && kind != GROUP_OUT && e->kind == kind) {
         /* Joins the last group: waits for the one before. */
         for (int i = 0; i < e->prev.n; i++) edge(e->prev.v[i], t);
         if (e->cur.v[e->cur.n - 1] != t) {
-            tvec_push(&e->cur, t);
+            group_push(&e->cur, t);
             atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
         }
     } else {
@@ -234,7 +286,7 @@ static int by_address(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-void omp_depend_add(struct omp_task *owner, struct omp_task *t, void **depend, bool undeferred)
+void omp_depend_add(struct omp_task *owner, struct omp_task *t, void **depend, bool undeferred, bool serial)
 {
     struct omp_deps *d = calloc(1, sizeof *d);
     if (!d) omp_fatal("out of memory tracking task dependences");
@@ -251,7 +303,7 @@ void omp_depend_add(struct omp_task *owner, struct omp_task *t, void **depend, b
         /* gcc's first layout: n, then how many are out/inout, then the
          * addresses, those first and the in ones after. */
         size_t n = a[0], nout = a[1];
-        for (size_t i = 0; i < n; i++) depend_one(tab, t, a[2 + i], i < nout ? DEP_OUT : DEP_IN);
+        for (size_t i = 0; i < n; i++) depend_one(tab, t, a[2 + i], i < nout ? DEP_OUT : DEP_IN, serial);
     } else if (a[1]) {
         /* (An empty list, e.g. an iterator over nothing: 0, 0 and no more.)
          * OpenMP 5.0's: 0, n, then counts of out/inout, mutexinoutset and
@@ -260,13 +312,14 @@ void omp_depend_add(struct omp_task *owner, struct omp_task *t, void **depend, b
         size_t n = a[1], nout = a[2], nmx = a[3], nin = a[4];
         const uintptr_t *p = a + 5;
         for (size_t i = 0; i < n; i++) {
-            if (i < nout) depend_one(tab, t, p[i], DEP_OUT);
-            else if (i < nout + nmx) depend_one(tab, t, p[i], DEP_MUTEX);
-            else if (i < nout + nmx + nin) depend_one(tab, t, p[i], DEP_IN);
+            if (i < nout) depend_one(tab, t, p[i], DEP_OUT, serial);
+            else if (i < nout + nmx) depend_one(tab, t, p[i], DEP_MUTEX, serial);
+            else if (i < nout + nmx + nin) depend_one(tab, t, p[i], DEP_IN, serial);
             else {
                 const uintptr_t *obj = (const uintptr_t *)p[i];
-                /* A destroyed depobj (kind -1) or one of an unknown kind names nothing. */
-                if (obj[1] >= DEP_IN && obj[1] <= DEP_MUTEX) depend_one(tab, t, obj[0], (int)obj[1]);
+                if (obj[1] >= DEP_IN && obj[1] <= DEP_MUTEX) depend_one(tab, t, obj[0], (int)obj[1], serial);
+                else if (obj[1] != (uintptr_t)-1) /* -1: destroyed, names nothing */
+                    omp_fatal("a depobj of a dependence kind this version of weft-omp does not know");
             }
         }
     }
@@ -285,18 +338,19 @@ _Atomic long *omp_depend_count(struct omp_task *t)
 
 /* ---------- mutexinoutset ---------- */
 
+/* Every waiter tries again (one alone could fail on another mutex and
+ * leave this one free with the rest still waiting). */
 static void mutex_release(struct omp_depmutex *m, struct omp_task **woken)
 {
     omp_word_lock(&m->lock);
     m->held = false;
-    struct omp_task *w = m->wait_head;
-    if (w) {
-        m->wait_head = w->deps->wait_next;
-        if (!m->wait_head) m->wait_tail = NULL;
-        w->deps->wait_next = *woken;
-        *woken = w;
-    }
+    struct omp_task *first = m->wait_head, *last = m->wait_tail;
+    m->wait_head = m->wait_tail = NULL;
     omp_word_unlock(&m->lock);
+    if (first) {
+        last->deps->wait_next = *woken;
+        *woken = first;
+    }
 }
 
 /* Take every mutex of t, in address order, or none. With `park`, a task
@@ -326,31 +380,40 @@ static bool mutexes_take(struct omp_task *t, bool park, struct omp_task **woken)
     return true;
 }
 
+static void ready_all(struct omp_thread *thr, struct omp_task *todo);
+
 bool omp_depend_try_mutexes(struct omp_thread *thr, struct omp_task *t)
 {
     struct omp_task *woken = NULL;
     bool ok = mutexes_take(t, false, &woken);
-    while (woken) {
-        struct omp_task *w = woken;
-        woken = w->deps->wait_next;
-        omp_depend_ready(thr, w);
-    }
+    ready_all(thr, woken);
     return ok;
 }
 
 /* ---------- readiness and completion ---------- */
 
+/* Ready tasks are handled from a list, not by recursion: handing a mutex
+ * on may ready many tasks, each of which may release others. */
+static void ready_all(struct omp_thread *thr, struct omp_task *todo)
+{
+    while (todo) {
+        struct omp_task *t = todo;
+        todo = t->deps->wait_next;
+        struct omp_task *woken = NULL;
+        if (!t->deps->nmx || mutexes_take(t, true, &woken)) omp_task_enqueue(thr, t);
+        while (woken) {
+            struct omp_task *w = woken;
+            woken = w->deps->wait_next;
+            w->deps->wait_next = todo;
+            todo = w;
+        }
+    }
+}
+
 void omp_depend_ready(struct omp_thread *thr, struct omp_task *t)
 {
-    struct omp_deps *d = t->deps;
-    struct omp_task *woken = NULL;
-    bool ok = !d->nmx || mutexes_take(t, true, &woken);
-    if (ok) omp_task_enqueue(thr, t);
-    while (woken) {
-        struct omp_task *w = woken;
-        woken = w->deps->wait_next;
-        omp_depend_ready(thr, w);
-    }
+    t->deps->wait_next = NULL;
+    ready_all(thr, t);
 }
 
 void omp_depend_complete(struct omp_thread *thr, struct omp_task *t)
@@ -359,7 +422,7 @@ void omp_depend_complete(struct omp_thread *thr, struct omp_task *t)
     struct omp_task *woken = NULL;
     for (int i = 0; i < d->nmx; i++) mutex_release(d->mx[i], &woken);
     omp_word_lock(&d->lock);
-    d->done = true;
+    atomic_store_explicit(&d->done, true, memory_order_release);
     omp_word_unlock(&d->lock);
     /* No successor is added once done is set: the list is ours. */
     for (int i = 0; i < d->succ.n; i++) {
@@ -370,16 +433,16 @@ void omp_depend_complete(struct omp_thread *thr, struct omp_task *t)
         bool undeferred = sd->undeferred;
         struct omp_team *team = s->team;
         if (atomic_fetch_sub_explicit(&sd->npred, 1, memory_order_acq_rel) == 1) {
-            if (undeferred) omp_team_event(team); /* its maker waits for the count (omp_depend_count) */
-            else omp_depend_ready(thr, s);
+            if (undeferred) {
+                omp_team_event(team); /* its maker waits for the count (omp_depend_count) */
+            } else {
+                sd->wait_next = woken;
+                woken = s;
+            }
         }
     }
     d->succ.n = 0;
-    while (woken) {
-        struct omp_task *w = woken;
-        woken = w->deps->wait_next;
-        omp_depend_ready(thr, w);
-    }
+    ready_all(thr, woken);
 }
 
 void omp_depend_free(struct omp_task *t)

@@ -373,8 +373,10 @@ static inline struct omp_taskgroup *omp_task_group(const struct omp_task *t)
     return t->taskgroup ? t->taskgroup : t->group;
 }
 
-/* task.c: also for target.c (a target region with dependences) */
-OMP_EXPORT void GOMP_taskwait_depend(void **depend);
+/* task.c: wait as an empty undeferred task with gcc's dependence array
+ * `depend` would (GOMP_taskwait_depend); `serial`: mutexinoutset taken as
+ * inout (target.c: the region runs after, outside the set's mutex). */
+OMP_HIDDEN void omp_task_wait_depend(void **depend, bool serial);
 /* task.c, for depend.c */
 OMP_HIDDEN void omp_task_enqueue(struct omp_thread *thr, struct omp_task *t); /* queue a ready task on thr's queue */
 OMP_HIDDEN void omp_task_unref(struct omp_task *t, long n);
@@ -384,7 +386,8 @@ struct omp_deps;
 struct omp_dep_table;
 /* Enter t, a child of `owner` being made, into owner's table with the
  * dependences of gcc's array `depend`; `undeferred`: its maker will run it. */
-OMP_HIDDEN void omp_depend_add(struct omp_task *owner, struct omp_task *t, void **depend, bool undeferred);
+OMP_HIDDEN void omp_depend_add(struct omp_task *owner, struct omp_task *t, void **depend, bool undeferred,
+                               bool serial);
 /* t is made: true when no predecessor is left (then: omp_depend_ready, or run it when undeferred). */
 OMP_HIDDEN bool omp_depend_made(struct omp_task *t);
 OMP_HIDDEN _Atomic long *omp_depend_count(struct omp_task *t); /* its predecessors not complete */

@@ -51,9 +51,11 @@ OMP_EXPORT void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum, v
 {
     (void)device;
     (void)flags; /* nowait: running it now is a valid schedule */
-    /* As an undeferred task: after its predecessors (depend.c); later
-     * siblings find it complete. */
-    if (depend) GOMP_taskwait_depend(depend);
+    /* As an undeferred task: after its predecessors (depend.c), with a
+     * mutexinoutset taken as inout (the region runs after that wait, so
+     * it must not count as a member of a set whose mutex it would not
+     * hold); later siblings find it complete. */
+    if (depend) omp_task_wait_depend(depend, true);
     /* firstprivate variables: a private copy each, aligned as the kind says */
     size_t size = 0, align = 1;
     for (size_t i = 0; i < mapnum; i++)

@@ -14,8 +14,9 @@
  * is false, when it is final or inside a final task (it is then included
  * too), outside any team, and when its team already has many tasks queued
  * (a cut-off: past that, queueing only costs). A task with a `depend`
- * clause (depend.c) is queued when its predecessors are complete, and
- * never cut off; outside a team, in a team of one and in a final task
+ * clause (depend.c) is queued when its predecessors are complete; its
+ * cut-off counts the team's tasks, waiting ones included; outside a team,
+ * in a team of one and in a final task
  * every sibling before it is already complete, and its dependences are
  * not looked at. An undeferred one waits for its predecessors, running
  * tasks meanwhile, and then runs. */
@@ -525,11 +526,11 @@ static void task_nothing(void *arg) { (void)arg; }
  * once its predecessors are complete; undeferred, run here then. */
 static void task_with_deps(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), void *data,
                            void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool undeferred, bool final,
-                           int priority, void **depend)
+                           int priority, void **depend, bool serial)
 {
     struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority);
     atomic_store_explicit(&t->refs, 1, memory_order_relaxed); /* its body's; the table adds its own */
-    omp_depend_add(parent, t, depend, undeferred);
+    omp_depend_add(parent, t, depend, undeferred, serial);
     bool ready = omp_depend_made(t);
     if (!undeferred) {
         if (ready) omp_depend_ready(thr, t);
@@ -557,7 +558,14 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     bool alone = parent->final || !team || team->nthreads == 1;
 
     if ((flags & TASK_DEPEND) && depend && !alone) {
-        task_with_deps(thr, parent, fn, data, cpyfn, arg_size, arg_align, !if_clause, final, priority, depend);
+        /* The cut-off counts the team's tasks, waiting ones included (the
+         * count is over by what threads added ahead, at most TASK_CREDIT
+         * each): past it, the task runs here once its predecessors are
+         * done, so a maker that outruns the team holds no more. */
+        bool cut = atomic_load_explicit(&team->pending, memory_order_relaxed) >
+                   (long)team->nthreads * (CUTOFF_PER_THREAD + TASK_CREDIT);
+        task_with_deps(thr, parent, fn, data, cpyfn, arg_size, arg_align, !if_clause || cut, final, priority, depend,
+                       false);
         return;
     }
     if (!if_clause || alone ||
@@ -600,14 +608,16 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 
 /* taskwait with a depend clause: waits for the sibling tasks an empty
  * undeferred task with those dependences would wait for. */
-OMP_EXPORT void GOMP_taskwait_depend(void **depend)
+void omp_task_wait_depend(void **depend, bool serial)
 {
     struct omp_thread *thr = omp_self();
     struct omp_task *parent = thr->task;
     struct omp_team *team = thr->team;
     if (!depend || parent->final || !team || team->nthreads == 1) return; /* every sibling is complete */
-    task_with_deps(thr, parent, task_nothing, NULL, NULL, 0, 1, true, false, 0, depend);
+    task_with_deps(thr, parent, task_nothing, NULL, NULL, 0, 1, true, false, 0, depend, serial);
 }
+
+OMP_EXPORT void GOMP_taskwait_depend(void **depend) { omp_task_wait_depend(depend, false); }
 
 OMP_EXPORT void GOMP_taskwait(void)
 {

@@ -494,6 +494,7 @@ bool omp_team_barrier(struct omp_thread *thr, bool cancellable)
             omp_wait(&t->event, ev);
         }
     }
+    omp_depend_table_clear(thr->task); /* the team's tasks are all complete (depend.c) */
     return cancellable && atomic_load_explicit(&t->cancelled, memory_order_acquire);
 }
 
