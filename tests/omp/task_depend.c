@@ -17,6 +17,17 @@ static void nap(void)
     nanosleep(&ts, NULL);
 }
 
+/* A mutexinoutset member: fails if another member of its set is inside,
+ * and loses an update if two ran at once. */
+static void member(int *x, int *inside)
+{
+    CHECK_EQ(__atomic_add_fetch(inside, 1, __ATOMIC_SEQ_CST), 1);
+    int v = *x;
+    nap();
+    *x = v + 1;
+    __atomic_sub_fetch(inside, 1, __ATOMIC_SEQ_CST);
+}
+
 /* out then in: every reader sees the writer's value; inout after the
  * readers sees every one of them done. */
 static void chain_rounds(void)
@@ -83,13 +94,7 @@ static void mutex_set(void)
         }
         for (int i = 0; i < 24; i++) {
 #pragma omp task depend(mutexinoutset : x) shared(x, inside)
-            {
-                CHECK_EQ(__atomic_add_fetch(&inside, 1, __ATOMIC_SEQ_CST), 1);
-                int v = x; /* a lost update if two ran at once */
-                nap();
-                x = v + 1;
-                __atomic_sub_fetch(&inside, 1, __ATOMIC_SEQ_CST);
-            }
+            member(&x, &inside);
         }
 #pragma omp task depend(in : x) shared(x, seen)
         seen = x;
@@ -108,22 +113,10 @@ static void mutex_two(void)
     for (int i = 0; i < 30; i++) {
         int which = i % 3; /* 0: a, 1: b, 2: both */
 #pragma omp task depend(mutexinoutset : a) shared(a, in_a) if (which == 0)
-        {
-            CHECK_EQ(__atomic_add_fetch(&in_a, 1, __ATOMIC_SEQ_CST), 1);
-            int v = a;
-            nap();
-            a = v + 1;
-            __atomic_sub_fetch(&in_a, 1, __ATOMIC_SEQ_CST);
-        }
+        member(&a, &in_a);
         if (which == 1) {
 #pragma omp task depend(mutexinoutset : b) shared(b, in_b)
-            {
-                CHECK_EQ(__atomic_add_fetch(&in_b, 1, __ATOMIC_SEQ_CST), 1);
-                int v = b;
-                nap();
-                b = v + 1;
-                __atomic_sub_fetch(&in_b, 1, __ATOMIC_SEQ_CST);
-            }
+            member(&b, &in_b);
         }
         if (which == 2) {
 #pragma omp task depend(mutexinoutset : b, a) shared(a, b, in_a, in_b)
@@ -330,13 +323,7 @@ static void target_mutex(void)
     {
         for (int i = 0; i < 6; i++) {
 #pragma omp task depend(mutexinoutset : x) shared(x, inside)
-            {
-                CHECK_EQ(__atomic_add_fetch(&inside, 1, __ATOMIC_SEQ_CST), 1);
-                int v = x;
-                nap();
-                x = v + 1;
-                __atomic_sub_fetch(&inside, 1, __ATOMIC_SEQ_CST);
-            }
+            member(&x, &inside);
         }
 #pragma omp target nowait depend(mutexinoutset : x) map(tofrom : x, inside)
         {
