@@ -7,7 +7,7 @@
  * them); values beyond an int are clamped, as libgomp does.
  *
  * Routines whose omp_lib interface is bind(c) (omp_alloc, omp_target_*,
- * ...) need no entry here. omp_fulfill_event_ belongs with the tasks.
+ * ...) need no entry here. omp_fulfill_event_ is with the tasks (task.c).
  *
  * Locks: integer(omp_lock_kind) has 4 bytes, the size of omp_lock_t, and
  * is used as one; integer(omp_nest_lock_kind) has 8, too few for the

@@ -206,6 +206,10 @@ struct omp_task {
                                      * (+ the dependence table's, depend.c) */
     struct omp_deps *deps;          /* made with a depend clause: its place in the graph (depend.c) */
     struct omp_dep_table *dtab;     /* its children's dependences (depend.c), NULL until the first */
+    /* detach: 2 until both its body has ended and its event is fulfilled
+     * (it completes at whichever comes last); 0 for other tasks. */
+    _Atomic long detach_parts;
+    uint8_t maker_refs;             /* refs set by its maker (task.c), not by the thread that runs it */
 };
 
 /* A thread's queue of deferred tasks (task.c): it pushes and takes at the

@@ -14,12 +14,15 @@
  * is false, when it is final or inside a final task (it is then included
  * too), outside any team, and when its team already has many tasks queued
  * (a cut-off: past that, queueing only costs). A task with a `depend`
- * clause (depend.c) is queued when its predecessors are complete; its
- * cut-off counts the team's tasks, waiting ones included; outside a team,
- * in a team of one and in a final task
- * every sibling before it is already complete, and its dependences are
- * not looked at. An undeferred one waits for its predecessors, running
- * tasks meanwhile, and then runs. */
+ * clause (depend.c) is queued when its predecessors are complete, in a
+ * team of one too (a detached sibling may have run and not be complete);
+ * its cut-off counts the team's tasks, waiting ones included; outside a
+ * team and in a final task every sibling before it is already complete,
+ * and its dependences are not looked at. An undeferred one waits for its
+ * predecessors, running tasks meanwhile, and then runs. A detached task
+ * (`detach`) completes when its body has ended and its event is
+ * fulfilled (omp_fulfill_event), whichever is last; its record is never
+ * on the stack, and only an `if(0)` one holds its maker until then. */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdio.h>
@@ -61,6 +64,8 @@ void omp_task_init_implicit(struct omp_task *t, struct omp_task *parent, struct 
     atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
     t->deps = NULL;
     t->dtab = NULL;
+    atomic_store_explicit(&t->detach_parts, 0, memory_order_relaxed);
+    t->maker_refs = 0;
 }
 
 /* ---------- task records ----------
@@ -393,7 +398,17 @@ static struct omp_task *take(struct omp_taskq *q, struct omp_thread *thr, bool a
     return t;
 }
 
-void omp_task_enqueue(struct omp_thread *thr, struct omp_task *t) { enqueue(thr, t->team, t); }
+/* A thread outside t's team (one that fulfils a detached task's event)
+ * has no queue there: the team's shared queue takes it. */
+void omp_task_enqueue(struct omp_thread *thr, struct omp_task *t)
+{
+    if (thr && thr->team == t->team) {
+        enqueue(thr, t->team, t);
+        return;
+    }
+    enqueue_priority(t->team, t);
+    omp_team_event(t->team);
+}
 
 bool omp_tasks_queued(struct omp_team *team)
 {
@@ -436,7 +451,7 @@ static void task_execute(struct omp_thread *thr, struct omp_task *t)
     /* Its counts, set by the thread that runs it (the only one that makes
      * its children): their line need not come from its maker's CPU. */
     atomic_store_explicit(&t->children, 0, memory_order_relaxed);
-    if (!t->deps) atomic_store_explicit(&t->refs, 1, memory_order_relaxed); /* else set by its maker: the table holds some */
+    if (!t->maker_refs) atomic_store_explicit(&t->refs, 1, memory_order_relaxed); /* else the table or a waiter holds some */
     t->child_credit = t->ref_credit = 0;
     struct omp_task *prev = thr->task;
     thr->task = t;
@@ -446,6 +461,10 @@ static void task_execute(struct omp_thread *thr, struct omp_task *t)
         t->fn(t->data);
     omp_depend_table_free(t); /* no more children of it */
     thr->task = prev;
+    /* A detached task whose event is not fulfilled yet completes then. */
+    if (atomic_load_explicit(&t->detach_parts, memory_order_acquire) &&
+        atomic_fetch_sub_explicit(&t->detach_parts, 1, memory_order_acq_rel) != 1)
+        return;
     task_complete(thr, t);
 }
 
@@ -485,7 +504,7 @@ static void wait_for(struct omp_thread *thr, _Atomic long *count, long until)
  * taskgroup and in its team's pending tasks; not queued yet. */
 static struct omp_task *task_make(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), void *data,
                                   void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool final,
-                                  int priority)
+                                  int priority, void *detach)
 {
     struct omp_team *team = thr->team;
     size_t off = (sizeof(struct omp_task) + (size_t)arg_align - 1) & ~((size_t)arg_align - 1);
@@ -497,6 +516,12 @@ static struct omp_task *task_make(struct omp_thread *thr, struct omp_task *paren
     /* Every field set (the queue links by enqueue): no memset, which costs
      * more than the rest of a small task's set-up. */
     t->pooled = pooled;
+    atomic_store_explicit(&t->detach_parts, detach ? 2 : 0, memory_order_relaxed);
+    /* The event handle is the record. gcc's code reads the task's own copy
+     * of it from the first word of the arguments: written there before
+     * they are copied (as libgomp 12 does); the maker's variable, which
+     * another thread may read and fulfil at once, at the end. */
+    if (detach && data) *(uintptr_t *)data = (uintptr_t)t;
     char *args = (char *)t + off;
     if (cpyfn) cpyfn(args, data);
     else if (arg_size) memcpy(args, data, (size_t)arg_size);
@@ -513,41 +538,77 @@ static struct omp_task *task_make(struct omp_thread *thr, struct omp_task *paren
     t->team = team;
     t->deps = NULL;
     t->dtab = NULL;
+    t->maker_refs = 0;
     credit_take(&parent->children, &parent->child_credit);
     if (parent->is_explicit || parent->undeferred) credit_take(&parent->refs, &parent->ref_credit);
     if (t->group) atomic_fetch_add_explicit(&t->group->pending, 1, memory_order_relaxed);
     credit_take(&team->pending, &thr->pending_credit);
+    if (detach) __atomic_store_n((uintptr_t *)detach, (uintptr_t)t, __ATOMIC_RELEASE);
     return t;
 }
 
 static void task_nothing(void *arg) { (void)arg; }
 
-/* A task with dependences, in a team of two or more (depend.c): queued
- * once its predecessors are complete; undeferred, run here then. */
-static void task_with_deps(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), void *data,
-                           void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool undeferred, bool final,
-                           int priority, void **depend, bool serial)
+/* A task with a record of its own although it may run at once: one with
+ * dependences in a team of two or more (depend.c), queued once its
+ * predecessors are complete, or one with `detach` (its event handle is
+ * written to *detach). With `now`, it runs here once its predecessors are
+ * done; with `if0` too (an undeferred task), its maker then also waits
+ * until it is complete, its event fulfilled. (A detached task merely run
+ * at once, outside a team or past the cut-off, does not hold its maker
+ * up: a later task of the maker may be the one that fulfils it.) */
+static void task_heap(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), void *data,
+                      void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool now, bool if0, bool final,
+                      int priority, void **depend, bool serial, void *detach)
 {
-    struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority);
-    atomic_store_explicit(&t->refs, 1, memory_order_relaxed); /* its body's; the table adds its own */
-    omp_depend_add(parent, t, depend, undeferred, serial);
-    bool ready = omp_depend_made(t);
+    bool undeferred = now;
+    bool waits = if0 && detach;
+    struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, detach);
+    t->maker_refs = 1;
+    atomic_store_explicit(&t->refs, 1 + waits, memory_order_relaxed); /* its body's, and its waiter's */
+    bool ready = true;
+    if (depend) {
+        omp_depend_add(parent, t, depend, undeferred, serial);
+        ready = omp_depend_made(t);
+    }
     if (!undeferred) {
-        if (ready) omp_depend_ready(thr, t);
+        if (!ready) return;
+        if (depend) omp_depend_ready(thr, t);
+        else enqueue(thr, thr->team, t);
         return;
     }
     if (!ready) wait_for(thr, omp_depend_count(t), 0);
-    while (!omp_depend_try_mutexes(thr, t))
+    while (depend && !omp_depend_try_mutexes(thr, t))
         if (!omp_task_run_one(thr, false)) omp_relax();
     task_execute(thr, t);
+    if (waits) {
+        /* Undeferred: its maker goes on once it is complete. */
+        if (thr->team) wait_for(thr, &t->detach_parts, 0);
+        else
+            for (long i = 0; atomic_load_explicit(&t->detach_parts, memory_order_acquire) > 0; i++) omp_relax_n(i);
+        task_unref(t, 1);
+    }
 }
+
+/* omp_event_handle_t: an enum of a pointer's size in gcc's omp.h; the
+ * handle is the task's record. */
+OMP_EXPORT void omp_fulfill_event(uintptr_t event)
+{
+    struct omp_task *t = (struct omp_task *)(uintptr_t)event;
+    if (!t) omp_fatal("omp_fulfill_event: not the event of a detached task");
+    struct omp_team *team = t->team; /* read first: t may be freed once complete */
+    long left = atomic_fetch_sub_explicit(&t->detach_parts, 1, memory_order_acq_rel);
+    if (left <= 0) omp_fatal("omp_fulfill_event: the event was fulfilled already");
+    if (left == 1) task_complete(omp_tls_self, t); /* its body had ended */
+    omp_team_event(team); /* an undeferred task's maker may be waiting for it */
+}
+
+OMP_EXPORT void omp_fulfill_event_(intptr_t event) { omp_fulfill_event((uintptr_t)event); } /* Fortran, by value */
 
 OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
                           long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
                           void *detach)
 {
-    (void)detach;
-    if (flags & TASK_DETACH) omp_fatal("detached tasks are not supported by this version of weft-omp");
     struct omp_thread *thr = omp_self();
     struct omp_task *parent = thr->task;
     struct omp_team *team = thr->team;
@@ -557,15 +618,24 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     if (arg_align < 1) arg_align = 1;
     bool alone = parent->final || !team || team->nthreads == 1;
 
-    if ((flags & TASK_DEPEND) && depend && !alone) {
+    /* Dependences are tracked in a team of one too: a detached sibling
+     * may have run and still not be complete. */
+    if ((flags & TASK_DEPEND) && depend && !parent->final && team) {
         /* The cut-off counts the team's tasks, waiting ones included (the
          * count is over by what threads added ahead, at most TASK_CREDIT
          * each): past it, the task runs here once its predecessors are
          * done, so a maker that outruns the team holds no more. */
         bool cut = atomic_load_explicit(&team->pending, memory_order_relaxed) >
                    (long)team->nthreads * (CUTOFF_PER_THREAD + TASK_CREDIT);
-        task_with_deps(thr, parent, fn, data, cpyfn, arg_size, arg_align, !if_clause || cut, final, priority, depend,
-                       false);
+        task_heap(thr, parent, fn, data, cpyfn, arg_size, arg_align, !if_clause || cut, !if_clause, final, priority,
+                  depend, false, (flags & TASK_DETACH) ? detach : NULL);
+        return;
+    }
+    if (flags & TASK_DETACH) { /* its record outlives its body: never on the stack */
+        bool cut = alone || atomic_load_explicit(&thr->tq.n, memory_order_relaxed) >
+                                (long)team->nthreads * CUTOFF_PER_THREAD;
+        task_heap(thr, parent, fn, data, cpyfn, arg_size, arg_align, !if_clause || cut, !if_clause, final, priority,
+                  NULL, false, detach);
         return;
     }
     if (!if_clause || alone ||
@@ -603,7 +673,7 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
         thr->task = parent;
         return;
     }
-    enqueue(thr, team, task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority));
+    enqueue(thr, team, task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL));
 }
 
 /* taskwait with a depend clause: waits for the sibling tasks an empty
@@ -613,8 +683,8 @@ void omp_task_wait_depend(void **depend, bool serial)
     struct omp_thread *thr = omp_self();
     struct omp_task *parent = thr->task;
     struct omp_team *team = thr->team;
-    if (!depend || parent->final || !team || team->nthreads == 1) return; /* every sibling is complete */
-    task_with_deps(thr, parent, task_nothing, NULL, NULL, 0, 1, true, false, 0, depend, serial);
+    if (!depend || parent->final || !team) return; /* every sibling is complete */
+    task_heap(thr, parent, task_nothing, NULL, NULL, 0, 1, true, true, false, 0, depend, serial, NULL);
 }
 
 OMP_EXPORT void GOMP_taskwait_depend(void **depend) { omp_task_wait_depend(depend, false); }

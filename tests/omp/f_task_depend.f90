@@ -3,11 +3,13 @@
 ! its value (for 10 rounds); an inout chain whose result depends on the
 ! order; mutexinoutset members that must not overlap; an undeferred
 ! (IF(.false.)) reader and a TASKWAIT DEPEND that must wait for the
-! writers; array elements as separate dependences.
+! writers; array elements as separate dependences; DETACH with
+! omp_fulfill_event.
 program f_task_depend
   use omp_lib
   implicit none
-  integer :: x, round, r, i, inside, seen, v(8)
+  integer :: x, round, r, i, inside, seen, v(8), flag
+  integer(omp_event_handle_kind) :: ev
   integer(8) :: c, want
   logical :: ok
 
@@ -102,6 +104,47 @@ program f_task_depend
   !$omp end single
   !$omp end parallel
   call check(ok .and. sum(v) == 108, 'undeferred and taskwait depend')
+
+  ! detach: a task that fulfils its own event; then a task whose dependant
+  ! must wait for the event, fulfilled by a task beside it (checked at two
+  ! threads or more: with one, a runtime may run the first task at once
+  ! and the order is the program's).
+  x = 0
+  !$omp parallel
+  !$omp single
+  !$omp task detach(ev) shared(x)
+  call omp_fulfill_event(ev)
+  x = 1
+  !$omp end task
+  !$omp taskwait
+  !$omp end single
+  !$omp end parallel
+  call check(x == 1, 'detach: fulfilled in its own body')
+  x = 0
+  seen = -1
+  flag = 0
+  !$omp parallel
+  !$omp single
+  !$omp task detach(ev) depend(out: x) shared(x)
+  x = 1
+  !$omp end task
+  !$omp task depend(in: x) shared(x, seen, flag)
+  !$omp atomic read
+  seen = flag
+  !$omp end atomic
+  seen = seen * 10 + x
+  !$omp end task
+  !$omp task firstprivate(ev) shared(flag)
+  call nap()
+  !$omp atomic write
+  flag = 1
+  !$omp end atomic
+  call omp_fulfill_event(ev)
+  !$omp end task
+  !$omp taskwait
+  !$omp end single
+  !$omp end parallel
+  if (omp_get_max_threads() > 1) call check(seen == 11, 'detach: the dependant waits for the event')
   print '(a)', 'f_task_depend: ok'
 
 contains

@@ -132,7 +132,7 @@ g('GOMP_scope_start', 'void GOMP_scope_start(uintptr_t *reductions)', '`scope re
 g('GOMP_cancel', 'bool GOMP_cancel(int which, bool do_cancel)', '`cancel parallel/for/sections/taskgroup [if(...)]` (which: 1 parallel, 2 for, 4 sections, 8 taskgroup; do_cancel = the if clause)')
 g('GOMP_cancellation_point', 'bool GOMP_cancellation_point(int which)', '`cancellation point ...`')
 g('GOMP_task', 'void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause, unsigned flags, void **depend, int priority, void *detach)',
-  '`task` (flags as gcc 12 passes them: untied 1, final 2, mergeable 4, depend 8, priority 16, detach 8192; if_clause false = undeferred; cpyfn non-NULL for C++ copy constructors / VLAs; arg_size/arg_align describe the firstprivate block); also `target nowait`. The depend array is implemented (src/omp/depend.c); the detach event is NEXT issue')
+  '`task` (flags as gcc 12 passes them: untied 1, final 2, mergeable 4, depend 8, priority 16, detach 8192; if_clause false = undeferred; cpyfn non-NULL for C++ copy constructors / VLAs; arg_size/arg_align describe the firstprivate block); also `target nowait`. The depend array (src/omp/depend.c) and the detach event (task.c) are implemented')
 g('GOMP_taskwait', 'void GOMP_taskwait(void)', '`taskwait`')
 g('GOMP_taskwait_depend', 'void GOMP_taskwait_depend(void **depend)', '`taskwait depend(...)` (src/omp/depend.c)')
 g('GOMP_taskyield', 'void GOMP_taskyield(void)', '`taskyield`')
@@ -240,7 +240,7 @@ fsig('omp_set_default_allocator', 'void', 'const intptr_t *allocator')
 fsig('omp_get_default_allocator', 'intptr_t', 'void')
 fsig('omp_fulfill_event', 'void', 'intptr_t event /* VALUE */')
 
-NEXT = {'omp_fulfill_event', 'omp_fulfill_event_'}
+NEXT = set()  # detach and omp_fulfill_event are implemented (src/omp/task.c)
 # emitted by gcc 12 only for reduction(task, ...): the entry is THIS issue,
 # its reductions argument the NEXT one (same marker in libgomp.map)
 for n in ['GOMP_parallel_reductions', 'GOMP_scope_start', 'GOMP_loop_ull_start',

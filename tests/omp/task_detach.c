@@ -1,0 +1,153 @@
+/* task_detach: the detach clause and omp_fulfill_event.
+ * A detached task completes when its body has ended and its event is
+ * fulfilled, whichever comes last: its dependants, taskwait and a
+ * taskgroup wait for both. Events are fulfilled by a plain
+ * thread (pthread) and by the task's own body, and inside the task the
+ * handle has the value its maker got; an undeferred (if(0)) detached task
+ * keeps its maker waiting until a plain thread fulfils its event. (Not
+ * by a later task of the same maker: with one thread, libgomp 12 runs
+ * detached tasks undeferred, and the maker would wait for ever.)
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "omp_check.h"
+
+static void nap(void)
+{
+    struct timespec ts = {0, 500000};
+    nanosleep(&ts, NULL);
+}
+
+struct late {
+    omp_event_handle_t *ev;
+    int *flag;
+};
+
+/* A plain thread: waits for the handle to be written, then fulfils it late. */
+static void *fulfil_later(void *arg)
+{
+    struct late *l = arg;
+    while (__atomic_load_n((uintptr_t *)l->ev, __ATOMIC_ACQUIRE) == 0) nap();
+    nap();
+    nap();
+    __atomic_store_n(l->flag, 1, __ATOMIC_SEQ_CST);
+    omp_fulfill_event(*l->ev);
+    return NULL;
+}
+
+static void by_plain_thread(int deferred)
+{
+    int flag = 0;
+    pthread_t th;
+#pragma omp parallel
+#pragma omp single
+    {
+        omp_event_handle_t ev = (omp_event_handle_t)0;
+        struct late l = {&ev, &flag};
+        CHECK(pthread_create(&th, NULL, fulfil_later, &l) == 0);
+#pragma omp task detach(ev) if (deferred)
+        nap();
+        if (deferred) {
+#pragma omp taskwait
+        }
+        CHECK_EQ(__atomic_load_n(&flag, __ATOMIC_SEQ_CST), 1);
+        pthread_join(th, NULL);
+    }
+}
+
+enum { MANY = 200 };
+static int fulfilled_many[MANY];
+
+/* Fulfils each handle as it appears, in whatever order the tasks run. */
+static void *fulfil_all(void *arg)
+{
+    uintptr_t *h = arg;
+    for (int left = MANY; left > 0;) {
+        for (int i = 0; i < MANY; i++)
+            if (!fulfilled_many[i] && __atomic_load_n(&h[i], __ATOMIC_ACQUIRE)) {
+                omp_fulfill_event((omp_event_handle_t)h[i]);
+                __atomic_store_n(&fulfilled_many[i], 1, __ATOMIC_RELEASE);
+                left--;
+            }
+        nap();
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    /* Fulfilled by a plain thread; a dependant waits for it. */
+    int x = 0, fulfilled = 0, seen = -1;
+    pthread_t th;
+#pragma omp parallel
+#pragma omp single
+    {
+        omp_event_handle_t ev = (omp_event_handle_t)0;
+        struct late l = {&ev, &fulfilled};
+        CHECK(pthread_create(&th, NULL, fulfil_later, &l) == 0);
+#pragma omp task detach(ev) depend(out : x) shared(x)
+        x = 1;
+#pragma omp task depend(in : x) shared(x, fulfilled, seen)
+        seen = __atomic_load_n(&fulfilled, __ATOMIC_SEQ_CST) * 10 + x;
+#pragma omp taskwait
+        pthread_join(th, NULL);
+    }
+    CHECK_EQ(seen, 11);
+
+    /* Fulfilled by a plain thread: taskwait waits for it, and an
+     * undeferred (if(0)) one holds its maker until then. */
+    by_plain_thread(1);
+    by_plain_thread(0);
+
+    /* Fulfilled inside its own body: complete when the body ends. The
+     * task's copy of the handle is the one its maker got. */
+    int own = 0;
+    uintptr_t inside = 1;
+#pragma omp parallel
+#pragma omp single
+    {
+        omp_event_handle_t ev;
+#pragma omp taskgroup
+        {
+#pragma omp task detach(ev) shared(own, inside)
+            {
+                inside = (uintptr_t)ev;
+                omp_fulfill_event(ev);
+                nap();
+                own = 1;
+            }
+        }
+        CHECK_EQ(own, 1);
+        CHECK(inside == (uintptr_t)ev);
+    }
+
+    /* Many detached tasks, fulfilled by a plain thread as their handles
+     * appear (before their bodies end); taskwait waits for all. */
+    enum { N = MANY };
+    static uintptr_t handles[N];
+    static int done[N];
+    CHECK(pthread_create(&th, NULL, fulfil_all, handles) == 0);
+#pragma omp parallel
+#pragma omp single
+    {
+        for (int i = 0; i < N; i++) {
+            omp_event_handle_t e;
+#pragma omp task detach(e) firstprivate(i)
+            {
+                /* From the body: a maker that runs it undeferred waits for the event. */
+                __atomic_store_n(&handles[i], (uintptr_t)e, __ATOMIC_RELEASE);
+                /* Ends after the fulfilment: libgomp 12 does not always wake
+                 * a waiting team when a plain thread completes a task. */
+                while (!__atomic_load_n(&fulfilled_many[i], __ATOMIC_ACQUIRE)) nap();
+                done[i] = 1;
+            }
+        }
+#pragma omp taskwait
+    }
+    for (int i = 0; i < N; i++) CHECK_EQ(done[i], 1);
+    pthread_join(th, NULL);
+    printf("task_detach: ok\n");
+    return 0;
+}
