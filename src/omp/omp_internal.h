@@ -174,6 +174,10 @@ struct omp_taskgroup {
     struct omp_taskgroup *prev;     /* the enclosing taskgroup of the same task */
     _Atomic long pending;           /* tasks of the group not yet complete */
     _Atomic int cancelled;          /* cancel taskgroup: its tasks not yet started are discarded */
+    /* Task reductions visible in it (taskred.c): gcc's descriptor of its
+     * own task_reduction clause, or the enclosing one's; NULL if none. */
+    uintptr_t *reductions;
+    bool workshare;                 /* opened by a worksharing construct with reduction(task, ...) */
 };
 
 /* A task region: the implicit task of each thread in a team, or an
@@ -311,6 +315,7 @@ struct omp_ws {
     void *_Atomic copy;             /* single copyprivate: the data, once published */
     _Atomic uint32_t copy_event;
     void *mem;                      /* GOMP_loop_start's team buffer */
+    uintptr_t red_base, red_end;    /* reduction(task, ...): the team's private copies (taskred.c) */
     /* doacross */
     unsigned ncounts;
     long *counts;                   /* trip count per dimension */
@@ -333,6 +338,7 @@ struct omp_team {
     unsigned region;                /* its regions so far (thread 0's; workers read it during one) */
     int dissolve;                   /* with the next start_gen: the workers leave */
     int bind;                       /* the proc_bind policy its threads were placed by */
+    uintptr_t *task_reductions;     /* parallel reduction(task, ...): gcc's descriptor (taskred.c) */
     /* team barrier */
     _Atomic unsigned bar_arrived __attribute__((aligned(OMP_CACHE_LINE)));
     _Atomic uint32_t bar_gen;
@@ -381,6 +387,29 @@ static inline struct omp_taskgroup *omp_task_group(const struct omp_task *t)
  * `depend` would (GOMP_taskwait_depend); `serial`: mutexinoutset taken as
  * inout (target.c: the region runs after, outside the set's mutex). */
 OMP_HIDDEN void omp_task_wait_depend(void **depend, bool serial);
+/* task.c: open a taskgroup in thr's current task (`workshare`: for a
+ * worksharing construct's task reductions); wait for its tasks and close it. */
+OMP_HIDDEN struct omp_taskgroup *omp_taskgroup_begin(struct omp_thread *thr, bool workshare);
+OMP_HIDDEN void omp_taskgroup_finish(struct omp_thread *thr);
+/* task.c, for taskloop.c: a task as GOMP_task makes it (if_clause, final
+ * and priority as there, priority already clamped) whose copy of the
+ * arguments gets `bounds` (bsize bytes) over its first bytes. */
+OMP_HIDDEN void omp_task_loop_one(struct omp_thread *thr, void (*fn)(void *), void *data,
+                                  void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause,
+                                  bool final, int priority, const void *bounds, size_t bsize);
+
+/* taskred.c: task reductions. gcc's descriptor of the reductions visible
+ * to task t (in_reduction finds its private copies there), NULL if none. */
+OMP_HIDDEN uintptr_t *omp_task_reductions(const struct omp_task *t);
+/* Register gcc's descriptor `data` for a team of nthreads, the
+ * registration `old` still visible behind it (NULL: none). */
+OMP_HIDDEN void omp_reductions_register(uintptr_t *data, uintptr_t *old, unsigned nthreads);
+/* A worksharing construct with reduction(task, ...) (`reductions` gcc's
+ * descriptor, NULL: none): opens the construct's taskgroup and registers
+ * them; the first thread in (`first`, ws not ready yet) makes the team's
+ * copies, the others use those. */
+OMP_HIDDEN void omp_ws_reductions(struct omp_thread *thr, struct omp_ws *ws, bool first, uintptr_t *reductions);
+
 /* task.c, for depend.c */
 OMP_HIDDEN void omp_task_enqueue(struct omp_thread *thr, struct omp_task *t); /* queue a ready task on thr's queue */
 OMP_HIDDEN void omp_task_unref(struct omp_task *t, long n);

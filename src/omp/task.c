@@ -605,6 +605,48 @@ OMP_EXPORT void omp_fulfill_event(uintptr_t event)
 
 OMP_EXPORT void omp_fulfill_event_(intptr_t event) { omp_fulfill_event((uintptr_t)event); } /* Fortran, by value */
 
+/* Run a task here and now (undeferred; included, when in a final task),
+ * with a record on this stack: never queued, so the queue links and the
+ * closure stay unset. With `bounds` (a taskloop's), its arguments get
+ * those over their first bsize bytes. */
+static void run_included(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), void *data,
+                         void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool final, int priority,
+                         const void *bounds, size_t bsize)
+{
+    struct omp_task t;
+    t.parent = parent;
+    t.group = omp_task_group(parent);
+    t.taskgroup = NULL;
+    t.icv = parent->icv;
+    atomic_store_explicit(&t.children, 0, memory_order_relaxed);
+    atomic_store_explicit(&t.refs, 1, memory_order_relaxed);
+    t.child_credit = t.ref_credit = 0;
+    t.is_explicit = 0;
+    t.final = final;
+    t.undeferred = 1;
+    t.pooled = 0;
+    t.priority = priority;
+    t.team = thr->team;
+    t.deps = NULL;
+    t.dtab = NULL;
+    thr->task = &t;
+    if (cpyfn) {
+        char buf[arg_size + arg_align - 1];
+        char *args = (char *)(((uintptr_t)buf + (uintptr_t)arg_align - 1) & ~((uintptr_t)arg_align - 1));
+        cpyfn(args, data);
+        if (bsize) memcpy(args, bounds, bsize);
+        fn(args);
+    } else {
+        if (bsize) memcpy(data, bounds, bsize); /* the caller's block, made for this call (as libgomp) */
+        fn(data);
+    }
+    omp_depend_table_free(&t); /* the table's references on its children go first */
+    /* Records of its deferred children point at it: they go before it does. */
+    if (t.ref_credit) atomic_fetch_sub_explicit(&t.refs, t.ref_credit, memory_order_acq_rel);
+    if (t.team && atomic_load_explicit(&t.refs, memory_order_acquire) > 1) wait_for(thr, &t.refs, 1);
+    thr->task = parent;
+}
+
 OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
                           long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
                           void *detach)
@@ -640,40 +682,28 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     }
     if (!if_clause || alone ||
         atomic_load_explicit(&thr->tq.n, memory_order_relaxed) > (long)team->nthreads * CUTOFF_PER_THREAD) {
-        /* Undeferred (included, when in a final task). */
-        struct omp_task t; /* never queued: the queue links and closure stay unset */
-        t.parent = parent;
-        t.group = omp_task_group(parent);
-        t.taskgroup = NULL;
-        t.icv = parent->icv;
-        atomic_store_explicit(&t.children, 0, memory_order_relaxed);
-        atomic_store_explicit(&t.refs, 1, memory_order_relaxed);
-        t.child_credit = t.ref_credit = 0;
-        t.is_explicit = 0;
-        t.final = final;
-        t.undeferred = 1;
-        t.pooled = 0;
-        t.priority = priority;
-        t.team = team;
-        t.deps = NULL;
-        t.dtab = NULL;
-        thr->task = &t;
-        if (cpyfn) {
-            char buf[arg_size + arg_align - 1];
-            char *args = (char *)(((uintptr_t)buf + (uintptr_t)arg_align - 1) & ~((uintptr_t)arg_align - 1));
-            cpyfn(args, data);
-            fn(args);
-        } else {
-            fn(data);
-        }
-        omp_depend_table_free(&t); /* the table's references on its children go first */
-        /* Records of its deferred children point at it: they go before it does. */
-        if (t.ref_credit) atomic_fetch_sub_explicit(&t.refs, t.ref_credit, memory_order_acq_rel);
-        if (team && atomic_load_explicit(&t.refs, memory_order_acquire) > 1) wait_for(thr, &t.refs, 1);
-        thr->task = parent;
+        run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0);
         return;
     }
     enqueue(thr, team, task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL));
+}
+
+void omp_task_loop_one(struct omp_thread *thr, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                       long arg_size, long arg_align, bool if_clause, bool final, int priority, const void *bounds,
+                       size_t bsize)
+{
+    struct omp_task *parent = thr->task;
+    struct omp_team *team = thr->team;
+    final = final || parent->final;
+    if (arg_align < 1) arg_align = 1;
+    if (!if_clause || parent->final || !team || team->nthreads == 1 ||
+        atomic_load_explicit(&thr->tq.n, memory_order_relaxed) > (long)team->nthreads * CUTOFF_PER_THREAD) {
+        run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize);
+        return;
+    }
+    struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL);
+    memcpy(t->data, bounds, bsize);
+    enqueue(thr, team, t);
 }
 
 /* taskwait with a depend clause: waits for the sibling tasks an empty
@@ -705,23 +735,28 @@ OMP_EXPORT void GOMP_taskyield(void)
     if (!omp_task_run_one(thr, false)) omp_relax();
 }
 
-OMP_EXPORT void GOMP_taskgroup_start(void)
+struct omp_taskgroup *omp_taskgroup_begin(struct omp_thread *thr, bool workshare)
 {
-    struct omp_thread *thr = omp_self();
     struct omp_taskgroup *g = calloc(1, sizeof *g);
     if (!g) omp_fatal("out of memory allocating a taskgroup");
+    g->reductions = omp_task_reductions(thr->task); /* the enclosing ones stay visible */
+    g->workshare = workshare;
     g->prev = thr->task->taskgroup;
     thr->task->taskgroup = g;
+    return g;
 }
 
-OMP_EXPORT void GOMP_taskgroup_end(void)
+void omp_taskgroup_finish(struct omp_thread *thr)
 {
-    struct omp_thread *thr = omp_self();
     struct omp_taskgroup *g = thr->task->taskgroup;
     if (!g) return;
     if (thr->team) wait_for(thr, &g->pending, 0);
     thr->task->taskgroup = g->prev;
     free(g);
 }
+
+OMP_EXPORT void GOMP_taskgroup_start(void) { omp_taskgroup_begin(omp_self(), false); }
+
+OMP_EXPORT void GOMP_taskgroup_end(void) { omp_taskgroup_finish(omp_self()); }
 
 OMP_EXPORT int omp_in_final(void) { return omp_self()->task->final; }

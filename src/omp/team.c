@@ -210,7 +210,7 @@ static void place_threads(struct omp_team *t, struct omp_thread *enc, int bind)
 /* (Re)initialise team `t` for a region that `enc` encounters. Its workers
  * are idle (or not made yet): nothing else touches it. */
 static void team_prepare(struct omp_team *t, struct omp_thread *enc, void (*fn)(void *), void *data,
-                         int bind_clause)
+                         int bind_clause, uintptr_t *reductions)
 {
     unsigned n = t->nthreads;
     t->parent = enc->team;
@@ -219,6 +219,7 @@ static void team_prepare(struct omp_team *t, struct omp_thread *enc, void (*fn)(
     t->active_level = (enc->team ? enc->team->active_level : 0) + (n > 1);
     t->fn = fn;
     t->data = data;
+    t->task_reductions = reductions;
     atomic_store_explicit(&t->done, 0, memory_order_relaxed);
     atomic_store_explicit(&t->cancelled, 0, memory_order_relaxed);
     atomic_store_explicit(&t->ws_cancelled, 0, memory_order_relaxed);
@@ -355,7 +356,7 @@ static void team_dissolve(struct omp_team *t)
  * first work-sharing region is set up and entered by every thread before
  * any runs (combined constructs). The caller continues as thread 0. */
 static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, void (*fn)(void *), void *data,
-                                     int bind_clause, omp_ws_setup_fn setup, void *arg)
+                                     int bind_clause, omp_ws_setup_fn setup, void *arg, uintptr_t *reductions)
 {
     struct omp_team *t = enc->hot;
     /* Bound threads stay on their streams: a team placed otherwise is not reused. */
@@ -373,7 +374,7 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, void (*
         enc->hot = t;
     }
     t->bind = bind;
-    team_prepare(t, enc, fn, data, bind_clause);
+    team_prepare(t, enc, fn, data, bind_clause, reductions);
     if (setup) {
         struct omp_ws *ws = &t->ws[0];
         setup(ws, n, arg);
@@ -421,16 +422,34 @@ static void region_end(struct omp_thread *thr)
 OMP_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
 {
     struct omp_thread *enc = omp_self();
-    struct omp_team *t = region_begin(enc, resolve_nthreads(enc, num_threads), fn, data, (int)(flags & 7), NULL, NULL);
+    struct omp_team *t =
+        region_begin(enc, resolve_nthreads(enc, num_threads), fn, data, (int)(flags & 7), NULL, NULL, NULL);
     fn(data);
     region_end(t->threads[0]);
+}
+
+/* parallel reduction(task, ...): the first word of `data` is gcc's
+ * descriptor of the reductions, whose copies (one per thread) the tasks of
+ * the region find through the team (taskred.c). Returns the team's size:
+ * the compiled code combines that many copies, then unregisters them. */
+OMP_EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
+{
+    struct omp_thread *enc = omp_self();
+    unsigned n = resolve_nthreads(enc, num_threads);
+    uintptr_t *red = *(uintptr_t **)data;
+    omp_reductions_register(red, NULL, n);
+    struct omp_team *t = region_begin(enc, n, fn, data, (int)(flags & 7), NULL, NULL, red);
+    fn(data);
+    region_end(t->threads[0]);
+    return n;
 }
 
 void omp_parallel_ws(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags, omp_ws_setup_fn setup,
                      void *arg, bool start_only)
 {
     struct omp_thread *enc = omp_self();
-    struct omp_team *t = region_begin(enc, resolve_nthreads(enc, num_threads), fn, data, (int)(flags & 7), setup, arg);
+    struct omp_team *t =
+        region_begin(enc, resolve_nthreads(enc, num_threads), fn, data, (int)(flags & 7), setup, arg, NULL);
     if (start_only) return;
     fn(data);
     region_end(t->threads[0]);
@@ -440,7 +459,7 @@ void omp_parallel_ws(void (*fn)(void *), void *data, unsigned num_threads, unsig
 OMP_EXPORT void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)
 {
     struct omp_thread *enc = omp_self();
-    region_begin(enc, resolve_nthreads(enc, num_threads), fn, data, 0, NULL, NULL);
+    region_begin(enc, resolve_nthreads(enc, num_threads), fn, data, 0, NULL, NULL, NULL);
 }
 
 OMP_EXPORT void GOMP_parallel_end(void)

@@ -313,13 +313,16 @@ static void ws_mem(struct omp_ws *ws, bool first, void **mem)
     *mem = ws->mem;
 }
 
-static void no_task_reductions(uintptr_t *reductions)
+/* What GCC 9+'s combined entries add: the team buffer and the task
+ * reductions (taskred.c), set up before the first thread makes ws ready. */
+static void ws_extras(struct omp_thread *thr, struct omp_ws *ws, bool first, void **mem, uintptr_t *reductions)
 {
-    if (reductions) omp_fatal("task reductions are not supported by this version of weft-omp");
+    ws_mem(ws, first, mem);
+    omp_ws_reductions(thr, ws, first, reductions);
 }
 
 static bool start_long(int sched, long chunk, bool ordered, long start, long end, long incr, long *istart,
-                       long *iend, void **mem)
+                       long *iend, void **mem, uintptr_t *reductions)
 {
     struct omp_thread *thr = omp_self();
     bool first;
@@ -328,7 +331,7 @@ static bool start_long(int sched, long chunk, bool ordered, long start, long end
         int kind = sched_kind(sched, &chunk);
         loop_init(ws, kind, chunk, start, end, incr, ordered);
     }
-    ws_mem(ws, first, mem);
+    ws_extras(thr, ws, first, mem, reductions);
     if (first) ws_ready(ws);
     if (!istart) return true;
     return next_long(istart, iend);
@@ -336,7 +339,7 @@ static bool start_long(int sched, long chunk, bool ordered, long start, long end
 
 static bool start_ull(int sched, long chunk, bool ordered, bool up, unsigned long long start,
                       unsigned long long end, unsigned long long incr, unsigned long long *istart,
-                      unsigned long long *iend, void **mem)
+                      unsigned long long *iend, void **mem, uintptr_t *reductions)
 {
     struct omp_thread *thr = omp_self();
     bool first;
@@ -345,7 +348,7 @@ static bool start_ull(int sched, long chunk, bool ordered, bool up, unsigned lon
         int kind = sched_kind(sched, &chunk);
         loop_init_ull(ws, kind, chunk, up, start, end, incr, ordered);
     }
-    ws_mem(ws, first, mem);
+    ws_extras(thr, ws, first, mem, reductions);
     if (first) ws_ready(ws);
     if (!istart) return true;
     return next_ull(istart, iend);
@@ -358,13 +361,13 @@ static long chunk_of(unsigned long long c) { return c > LONG_MAX ? LONG_MAX : (l
     OMP_EXPORT bool GOMP_loop_##name##_start(long start, long end, long incr, long chunk, long *istart,      \
                                              long *iend)                                                     \
     {                                                                                                        \
-        return start_long(sched, chunk, ordered, start, end, incr, istart, iend, NULL);                      \
+        return start_long(sched, chunk, ordered, start, end, incr, istart, iend, NULL, NULL);                      \
     }                                                                                                        \
     OMP_EXPORT bool GOMP_loop_##name##_next(long *istart, long *iend) { return next_long(istart, iend); }
 #define LOOP_LONG_RT(name, ordered)                                                                          \
     OMP_EXPORT bool GOMP_loop_##name##_start(long start, long end, long incr, long *istart, long *iend)      \
     {                                                                                                        \
-        return start_long(OMP_SCHED_RUNTIME, 0, ordered, start, end, incr, istart, iend, NULL);              \
+        return start_long(OMP_SCHED_RUNTIME, 0, ordered, start, end, incr, istart, iend, NULL, NULL);              \
     }                                                                                                        \
     OMP_EXPORT bool GOMP_loop_##name##_next(long *istart, long *iend) { return next_long(istart, iend); }
 
@@ -386,7 +389,7 @@ LOOP_LONG_RT(ordered_runtime, true)
                                                  unsigned long long incr, unsigned long long chunk,          \
                                                  unsigned long long *istart, unsigned long long *iend)       \
     {                                                                                                        \
-        return start_ull(sched, chunk_of(chunk), ordered, up, start, end, incr, istart, iend, NULL);         \
+        return start_ull(sched, chunk_of(chunk), ordered, up, start, end, incr, istart, iend, NULL, NULL);         \
     }                                                                                                        \
     OMP_EXPORT bool GOMP_loop_ull_##name##_next(unsigned long long *istart, unsigned long long *iend)        \
     {                                                                                                        \
@@ -397,7 +400,7 @@ LOOP_LONG_RT(ordered_runtime, true)
                                                  unsigned long long incr, unsigned long long *istart,        \
                                                  unsigned long long *iend)                                   \
     {                                                                                                        \
-        return start_ull(OMP_SCHED_RUNTIME, 0, ordered, up, start, end, incr, istart, iend, NULL);           \
+        return start_ull(OMP_SCHED_RUNTIME, 0, ordered, up, start, end, incr, istart, iend, NULL, NULL);           \
     }                                                                                                        \
     OMP_EXPORT bool GOMP_loop_ull_##name##_next(unsigned long long *istart, unsigned long long *iend)        \
     {                                                                                                        \
@@ -421,15 +424,13 @@ LOOP_ULL_RT(ordered_runtime, true)
 OMP_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long *istart, long *iend,
                                 uintptr_t *reductions, void **mem)
 {
-    no_task_reductions(reductions);
-    return start_long((int)sched, chunk, false, start, end, incr, istart, iend, mem);
+    return start_long((int)sched, chunk, false, start, end, incr, istart, iend, mem, reductions);
 }
 
 OMP_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk, long *istart,
                                         long *iend, uintptr_t *reductions, void **mem)
 {
-    no_task_reductions(reductions);
-    return start_long((int)sched, chunk, true, start, end, incr, istart, iend, mem);
+    return start_long((int)sched, chunk, true, start, end, incr, istart, iend, mem, reductions);
 }
 
 OMP_EXPORT bool GOMP_loop_ull_start(bool up, unsigned long long start, unsigned long long end,
@@ -437,8 +438,7 @@ OMP_EXPORT bool GOMP_loop_ull_start(bool up, unsigned long long start, unsigned 
                                     unsigned long long *istart, unsigned long long *iend, uintptr_t *reductions,
                                     void **mem)
 {
-    no_task_reductions(reductions);
-    return start_ull((int)sched, chunk_of(chunk), false, up, start, end, incr, istart, iend, mem);
+    return start_ull((int)sched, chunk_of(chunk), false, up, start, end, incr, istart, iend, mem, reductions);
 }
 
 OMP_EXPORT bool GOMP_loop_ull_ordered_start(bool up, unsigned long long start, unsigned long long end,
@@ -446,8 +446,7 @@ OMP_EXPORT bool GOMP_loop_ull_ordered_start(bool up, unsigned long long start, u
                                             unsigned long long *istart, unsigned long long *iend,
                                             uintptr_t *reductions, void **mem)
 {
-    no_task_reductions(reductions);
-    return start_ull((int)sched, chunk_of(chunk), true, up, start, end, incr, istart, iend, mem);
+    return start_ull((int)sched, chunk_of(chunk), true, up, start, end, incr, istart, iend, mem, reductions);
 }
 
 OMP_EXPORT void GOMP_loop_end_nowait(void)
@@ -518,7 +517,7 @@ static void doacross_setup(struct omp_ws *ws, unsigned ncounts, const long *coun
 }
 
 static bool doacross_start(unsigned ncounts, long *counts, int sched, long chunk, long *istart, long *iend,
-                           void **mem)
+                           void **mem, uintptr_t *reductions)
 {
     struct omp_thread *thr = omp_self();
     bool first;
@@ -528,14 +527,14 @@ static bool doacross_start(unsigned ncounts, long *counts, int sched, long chunk
         loop_init(ws, kind, chunk, 0, counts[0], 1, false);
         doacross_setup(ws, ncounts, counts, NULL);
     }
-    ws_mem(ws, first, mem);
+    ws_extras(thr, ws, first, mem, reductions);
     if (first) ws_ready(ws);
     if (!istart) return true;
     return next_long(istart, iend);
 }
 
 static bool doacross_start_ull(unsigned ncounts, unsigned long long *counts, int sched, long chunk,
-                               unsigned long long *istart, unsigned long long *iend, void **mem)
+                               unsigned long long *istart, unsigned long long *iend, void **mem, uintptr_t *reductions)
 {
     struct omp_thread *thr = omp_self();
     bool first;
@@ -545,7 +544,7 @@ static bool doacross_start_ull(unsigned ncounts, unsigned long long *counts, int
         loop_init_ull(ws, kind, chunk, true, 0, counts[0], 1, false);
         doacross_setup(ws, ncounts, NULL, counts);
     }
-    ws_mem(ws, first, mem);
+    ws_extras(thr, ws, first, mem, reductions);
     if (first) ws_ready(ws);
     if (!istart) return true;
     return next_ull(istart, iend);
@@ -555,13 +554,13 @@ static bool doacross_start_ull(unsigned ncounts, unsigned long long *counts, int
     OMP_EXPORT bool GOMP_loop_doacross_##name##_start(unsigned ncounts, long *counts, long chunk, long *istart, \
                                                       long *iend)                                            \
     {                                                                                                        \
-        return doacross_start(ncounts, counts, sched, chunk, istart, iend, NULL);                            \
+        return doacross_start(ncounts, counts, sched, chunk, istart, iend, NULL, NULL);                            \
     }                                                                                                        \
     OMP_EXPORT bool GOMP_loop_ull_doacross_##name##_start(unsigned ncounts, unsigned long long *counts,      \
                                                           unsigned long long chunk, unsigned long long *istart, \
                                                           unsigned long long *iend)                          \
     {                                                                                                        \
-        return doacross_start_ull(ncounts, counts, sched, chunk_of(chunk), istart, iend, NULL);              \
+        return doacross_start_ull(ncounts, counts, sched, chunk_of(chunk), istart, iend, NULL, NULL);              \
     }
 DOACROSS(static, OMP_SCHED_STATIC)
 DOACROSS(dynamic, OMP_SCHED_DYNAMIC)
@@ -569,28 +568,26 @@ DOACROSS(guided, OMP_SCHED_GUIDED)
 
 OMP_EXPORT bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts, long *istart, long *iend)
 {
-    return doacross_start(ncounts, counts, OMP_SCHED_RUNTIME, 0, istart, iend, NULL);
+    return doacross_start(ncounts, counts, OMP_SCHED_RUNTIME, 0, istart, iend, NULL, NULL);
 }
 
 OMP_EXPORT bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, unsigned long long *counts,
                                                      unsigned long long *istart, unsigned long long *iend)
 {
-    return doacross_start_ull(ncounts, counts, OMP_SCHED_RUNTIME, 0, istart, iend, NULL);
+    return doacross_start_ull(ncounts, counts, OMP_SCHED_RUNTIME, 0, istart, iend, NULL, NULL);
 }
 
 OMP_EXPORT bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long chunk, long *istart,
                                          long *iend, uintptr_t *reductions, void **mem)
 {
-    no_task_reductions(reductions);
-    return doacross_start(ncounts, counts, (int)sched, chunk, istart, iend, mem);
+    return doacross_start(ncounts, counts, (int)sched, chunk, istart, iend, mem, reductions);
 }
 
 OMP_EXPORT bool GOMP_loop_ull_doacross_start(unsigned ncounts, unsigned long long *counts, long sched,
                                              unsigned long long chunk, unsigned long long *istart,
                                              unsigned long long *iend, uintptr_t *reductions, void **mem)
 {
-    no_task_reductions(reductions);
-    return doacross_start_ull(ncounts, counts, (int)sched, chunk_of(chunk), istart, iend, mem);
+    return doacross_start_ull(ncounts, counts, (int)sched, chunk_of(chunk), istart, iend, mem, reductions);
 }
 
 static void doacross_mark(struct omp_ws *ws, unsigned long outer, unsigned long inner)
@@ -744,12 +741,11 @@ OMP_EXPORT unsigned GOMP_sections_start(unsigned count)
 
 OMP_EXPORT unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
 {
-    no_task_reductions(reductions);
     struct omp_thread *thr = omp_self();
     bool first;
     struct omp_ws *ws = ws_enter(thr, &first);
     if (first) setup_sections(ws, thr->team->nthreads, &count);
-    ws_mem(ws, first, mem);
+    ws_extras(thr, ws, first, mem, reductions);
     if (first) ws_ready(ws);
     return sections_next();
 }
@@ -830,7 +826,17 @@ OMP_EXPORT void GOMP_single_copy_end(void *data)
 
 /* ---------- scope (OpenMP 5.1) ---------- */
 
-OMP_EXPORT void GOMP_scope_start(uintptr_t *reductions) { no_task_reductions(reductions); }
+/* gcc 12 calls it only for reduction(task, ...); the scope's end is
+ * GOMP_workshare_task_reduction_unregister. */
+OMP_EXPORT void GOMP_scope_start(uintptr_t *reductions)
+{
+    struct omp_thread *thr = omp_self();
+    bool first;
+    struct omp_ws *ws = ws_enter(thr, &first);
+    omp_ws_reductions(thr, ws, first, reductions);
+    if (first) ws_ready(ws);
+    ws_leave(thr);
+}
 
 /* ---------- cancellation ---------- */
 

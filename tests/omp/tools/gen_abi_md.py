@@ -85,12 +85,12 @@ g('GOMP_loop_ull_ordered_runtime_next', f'bool GOMP_loop_ull_ordered_runtime_nex
 g('GOMP_loop_doacross_runtime_start', 'bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts, long *istart, long *iend)', '`for ordered(n) schedule(runtime)`; then GOMP_loop_runtime_next')
 g('GOMP_loop_ull_doacross_runtime_start', f'bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, {U} *counts, {U} *istart, {U} *iend)', 'as above, ull')
 g('GOMP_loop_start', 'bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long *istart, long *iend, uintptr_t *reductions, void **mem)',
-  '`for reduction(task, ...)` (reductions != NULL: NEXT issue) and `for reduction(inscan, ...)` with `scan` (istart == iend == NULL, sched 0x80000001: only allocates the scan buffer through *mem)')
-g('GOMP_loop_ull_start', f'bool GOMP_loop_ull_start(bool up, {U} start, {U} end, {U} incr, long sched, {U} chunk, {U} *istart, {U} *iend, uintptr_t *reductions, void **mem)', 'ull `for reduction(task, ...)`', 'NEXT')
-g('GOMP_loop_ordered_start', 'bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk, long *istart, long *iend, uintptr_t *reductions, void **mem)', '`for ordered reduction(task, ...)` only', 'NEXT')
-g('GOMP_loop_ull_ordered_start', f'bool GOMP_loop_ull_ordered_start(bool up, {U} start, {U} end, {U} incr, long sched, {U} chunk, {U} *istart, {U} *iend, uintptr_t *reductions, void **mem)', 'ull `for ordered reduction(task, ...)` only', 'NEXT')
-g('GOMP_loop_doacross_start', 'bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long chunk, long *istart, long *iend, uintptr_t *reductions, void **mem)', '`for ordered(n) reduction(task, ...)` only', 'NEXT')
-g('GOMP_loop_ull_doacross_start', f'bool GOMP_loop_ull_doacross_start(unsigned ncounts, {U} *counts, long sched, {U} chunk, {U} *istart, {U} *iend, uintptr_t *reductions, void **mem)', 'ull doacross with task reductions only', 'NEXT')
+  '`for reduction(task, ...)` (reductions != NULL: task reductions) and `for reduction(inscan, ...)` with `scan` (istart == iend == NULL, sched 0x80000001: only allocates the scan buffer through *mem)')
+g('GOMP_loop_ull_start', f'bool GOMP_loop_ull_start(bool up, {U} start, {U} end, {U} incr, long sched, {U} chunk, {U} *istart, {U} *iend, uintptr_t *reductions, void **mem)', 'ull `for reduction(task, ...)`', 'DATAFLOW')
+g('GOMP_loop_ordered_start', 'bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk, long *istart, long *iend, uintptr_t *reductions, void **mem)', '`for ordered reduction(task, ...)` only', 'DATAFLOW')
+g('GOMP_loop_ull_ordered_start', f'bool GOMP_loop_ull_ordered_start(bool up, {U} start, {U} end, {U} incr, long sched, {U} chunk, {U} *istart, {U} *iend, uintptr_t *reductions, void **mem)', 'ull `for ordered reduction(task, ...)` only', 'DATAFLOW')
+g('GOMP_loop_doacross_start', 'bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long chunk, long *istart, long *iend, uintptr_t *reductions, void **mem)', '`for ordered(n) reduction(task, ...)` only', 'DATAFLOW')
+g('GOMP_loop_ull_doacross_start', f'bool GOMP_loop_ull_doacross_start(unsigned ncounts, {U} *counts, long sched, {U} chunk, {U} *istart, {U} *iend, uintptr_t *reductions, void **mem)', 'ull doacross with task reductions only', 'DATAFLOW')
 g('GOMP_loop_end', 'void GOMP_loop_end(void)', 'end of a non-static loop without nowait that is not the last statement of its region')
 g('GOMP_loop_end_nowait', 'void GOMP_loop_end_nowait(void)', 'end of a non-static loop with nowait, or the last one in a region (the region end barrier follows)')
 g('GOMP_loop_end_cancel', 'bool GOMP_loop_end_cancel(void)', 'end of a non-static loop inside a region that contains `cancel parallel`')
@@ -103,7 +103,7 @@ g('GOMP_doacross_ull_wait', f'void GOMP_doacross_ull_wait({U} first, ...)', '`or
 g('GOMP_parallel_start', 'void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)', 'gcc < 4.9 `parallel` (caller then runs fn itself and calls GOMP_parallel_end)', 'LEGACY')
 g('GOMP_parallel_end', 'void GOMP_parallel_end(void)', 'gcc < 4.9 `parallel` (pairs with the *_start forms)', 'LEGACY')
 g('GOMP_parallel', 'void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)', '`parallel` (num_threads 0 = default; the if clause false passes 1; flags carry proc_bind); also `parallel for` with static or non-constant bounds')
-g('GOMP_parallel_reductions', 'unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)', '`parallel reduction(task, ...)` only (plain reductions use GOMP_parallel)', 'NEXT')
+g('GOMP_parallel_reductions', 'unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)', '`parallel reduction(task, ...)` only (plain reductions use GOMP_parallel)', 'DATAFLOW')
 for kind, what in [('static', 'not emitted by gcc 12 (static loops are inlined); gcc 4.9+ legacy'),
                    ('dynamic', '`parallel for schedule(monotonic:dynamic)` with bounds computable before the region'),
                    ('guided', '`parallel for schedule(monotonic:guided)`, bounds known before the region'),
@@ -120,7 +120,7 @@ g('GOMP_parallel_loop_runtime_start', f'void GOMP_parallel_loop_runtime_start({P
 g('GOMP_parallel_sections_start', f'void GOMP_parallel_sections_start({P}, unsigned num_threads, unsigned count)', 'gcc < 4.9 `parallel sections`', 'LEGACY')
 g('GOMP_parallel_sections', f'void GOMP_parallel_sections({P}, unsigned num_threads, unsigned count, unsigned flags)', '`parallel sections`, and `parallel` whose only statement is `sections`')
 g('GOMP_sections_start', 'unsigned GOMP_sections_start(unsigned count)', 'orphaned `sections` / `sections` not alone in its region; returns the first section number (1-based, 0 = none)')
-g('GOMP_sections2_start', 'unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)', '`sections lastprivate(conditional:)` (mem) and `sections reduction(task, ...)` (reductions: NEXT issue)')
+g('GOMP_sections2_start', 'unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)', '`sections lastprivate(conditional:)` (mem) and `sections reduction(task, ...)` (reductions: task reductions)')
 g('GOMP_sections_next', 'unsigned GOMP_sections_next(void)', 'every `sections`: next section number, 0 when done')
 g('GOMP_sections_end', 'void GOMP_sections_end(void)', 'end of `sections` without nowait that is not last in its region')
 g('GOMP_sections_end_nowait', 'void GOMP_sections_end_nowait(void)', '`sections nowait`, or last in its region')
@@ -128,7 +128,7 @@ g('GOMP_sections_end_cancel', 'bool GOMP_sections_end_cancel(void)', 'end of `se
 g('GOMP_single_start', 'bool GOMP_single_start(void)', '`single` without copyprivate (true for the thread that runs it); also Fortran `workshare` scalar parts')
 g('GOMP_single_copy_start', 'void *GOMP_single_copy_start(void)', '`single copyprivate(...)`: NULL for the executing thread, else the executing thread\'s copy block')
 g('GOMP_single_copy_end', 'void GOMP_single_copy_end(void *data)', '`single copyprivate(...)`: publishes the copy block (a GOMP_barrier follows)')
-g('GOMP_scope_start', 'void GOMP_scope_start(uintptr_t *reductions)', '`scope reduction(task, ...)` only; a plain `scope` is inlined (private copies + barrier, reductions via GOMP_atomic_start)', 'NEXT')
+g('GOMP_scope_start', 'void GOMP_scope_start(uintptr_t *reductions)', '`scope reduction(task, ...)` only; a plain `scope` is inlined (private copies + barrier, reductions via GOMP_atomic_start)', 'DATAFLOW')
 g('GOMP_cancel', 'bool GOMP_cancel(int which, bool do_cancel)', '`cancel parallel/for/sections/taskgroup [if(...)]` (which: 1 parallel, 2 for, 4 sections, 8 taskgroup; do_cancel = the if clause)')
 g('GOMP_cancellation_point', 'bool GOMP_cancellation_point(int which)', '`cancellation point ...`')
 g('GOMP_task', 'void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause, unsigned flags, void **depend, int priority, void *detach)',
@@ -138,16 +138,16 @@ g('GOMP_taskwait_depend', 'void GOMP_taskwait_depend(void **depend)', '`taskwait
 g('GOMP_taskyield', 'void GOMP_taskyield(void)', '`taskyield`')
 g('GOMP_taskgroup_start', 'void GOMP_taskgroup_start(void)', '`taskgroup`')
 g('GOMP_taskgroup_end', 'void GOMP_taskgroup_end(void)', '`taskgroup` (waits for all descendant tasks)')
-g('GOMP_taskgroup_reduction_register', 'void GOMP_taskgroup_reduction_register(uintptr_t *data)', '`taskgroup task_reduction(...)`', 'NEXT')
-g('GOMP_taskgroup_reduction_unregister', 'void GOMP_taskgroup_reduction_unregister(uintptr_t *data)', 'task reductions, `parallel reduction(task,...)`', 'NEXT')
-g('GOMP_task_reduction_remap', 'void GOMP_task_reduction_remap(size_t cnt, size_t cntorig, void **ptrs)', '`task in_reduction(...)`', 'NEXT')
-g('GOMP_workshare_task_reduction_unregister', 'void GOMP_workshare_task_reduction_unregister(bool cancelled)', 'end of `for`/`sections`/`scope` with reduction(task, ...)', 'NEXT')
-g('GOMP_taskloop', 'void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align, unsigned flags, unsigned long num_tasks, int priority, long start, long end, long step)', '`taskloop`', 'NEXT')
-g('GOMP_taskloop_ull', f'void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align, unsigned flags, unsigned long num_tasks, int priority, {U} start, {U} end, {U} step)', '`taskloop` over an unsigned long long variable', 'NEXT')
+g('GOMP_taskgroup_reduction_register', 'void GOMP_taskgroup_reduction_register(uintptr_t *data)', '`taskgroup task_reduction(...)`', 'DATAFLOW')
+g('GOMP_taskgroup_reduction_unregister', 'void GOMP_taskgroup_reduction_unregister(uintptr_t *data)', 'task reductions, `parallel reduction(task,...)`', 'DATAFLOW')
+g('GOMP_task_reduction_remap', 'void GOMP_task_reduction_remap(size_t cnt, size_t cntorig, void **ptrs)', '`task in_reduction(...)`', 'DATAFLOW')
+g('GOMP_workshare_task_reduction_unregister', 'void GOMP_workshare_task_reduction_unregister(bool cancelled)', 'end of `for`/`sections`/`scope` with reduction(task, ...)', 'DATAFLOW')
+g('GOMP_taskloop', 'void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align, unsigned flags, unsigned long num_tasks, int priority, long start, long end, long step)', '`taskloop`', 'DATAFLOW')
+g('GOMP_taskloop_ull', f'void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align, unsigned flags, unsigned long num_tasks, int priority, {U} start, {U} end, {U} step)', '`taskloop` over an unsigned long long variable', 'DATAFLOW')
 g('GOMP_teams_reg', 'void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams, unsigned thread_limit, unsigned flags)', 'host `teams` (num_teams 0 = nteams-var; for `num_teams(lo:hi)` gcc 12 passes hi only); also `teams distribute ...`')
 g('GOMP_teams4', 'bool GOMP_teams4(unsigned num_teams_low, unsigned num_teams_high, unsigned thread_limit, bool first)', '`teams` inside a `target` region (host fallback calls it in a loop: returns true while another team must run)')
 g('GOMP_teams', 'void GOMP_teams(unsigned num_teams, unsigned thread_limit)', 'gcc 4.9-10 `teams` inside `target`', 'LEGACY')
-g('GOMP_target_ext', 'void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum, void **hostaddrs, size_t *sizes, unsigned short *kinds, unsigned int flags, void **depend, void **args)', '`target` (device -1 = default-device-var; flags bit 1 = nowait; depend: NEXT issue)')
+g('GOMP_target_ext', 'void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum, void **hostaddrs, size_t *sizes, unsigned short *kinds, unsigned int flags, void **depend, void **args)', '`target` (device -1 = default-device-var; flags bit 1 = nowait; depend: waits for its dependences)')
 g('GOMP_target_data_ext', 'void GOMP_target_data_ext(int device, size_t mapnum, void **hostaddrs, size_t *sizes, unsigned short *kinds)', '`target data`')
 g('GOMP_target_end_data', 'void GOMP_target_end_data(void)', 'end of `target data`')
 g('GOMP_target_update_ext', 'void GOMP_target_update_ext(int device, size_t mapnum, void **hostaddrs, size_t *sizes, unsigned short *kinds, unsigned int flags, void **depend)', '`target update`')
@@ -240,13 +240,7 @@ fsig('omp_set_default_allocator', 'void', 'const intptr_t *allocator')
 fsig('omp_get_default_allocator', 'intptr_t', 'void')
 fsig('omp_fulfill_event', 'void', 'intptr_t event /* VALUE */')
 
-NEXT = set()  # detach and omp_fulfill_event are implemented (src/omp/task.c)
-# emitted by gcc 12 only for reduction(task, ...): the entry is THIS issue,
-# its reductions argument the NEXT one (same marker in libgomp.map)
-for n in ['GOMP_parallel_reductions', 'GOMP_scope_start', 'GOMP_loop_ull_start',
-          'GOMP_loop_ordered_start', 'GOMP_loop_ull_ordered_start',
-          'GOMP_loop_doacross_start', 'GOMP_loop_ull_doacross_start']:
-    G[n] = (G[n][0], G[n][1], 'NEXT-args')
+DATAFLOW = {'omp_fulfill_event', 'omp_fulfill_event_'}
 LOCKS = {n for n, v in vers.items() if any(x == '@OMP_1.0' for x in v)}
 
 def verstr(n):
@@ -266,10 +260,10 @@ def acc_fortran(n):
 rows_api, rows_f, rows_g, rows_off = [], [], [], []
 for n in sorted(vers):
     if n.startswith('omp_') and not n.endswith('_'):
-        st = 'NEXT' if n in NEXT else 'THIS'
+        st = 'DATAFLOW' if n in DATAFLOW else 'THIS'
         rows_api.append((n, verstr(n), OMP.get(n, '?'), st))
     elif n.startswith('omp_'):
-        st = 'NEXT' if n in NEXT else 'THIS'
+        st = 'DATAFLOW' if n in DATAFLOW else 'THIS'
         rows_f.append((n, verstr(n), F.get(n, '?'), st))
     elif n.startswith('GOMP_PLUGIN'):
         rows_off.append((n, verstr(n), PLUG.get(n, '?'), 'plugin interface (libgomp-plugin-*.so calls it)'))
@@ -309,10 +303,10 @@ total = sum(len(v) for v in vers.values())
 w(f'{len(vers)} names, {total} symbol versions (the 20 lock routines are exported twice:')
 w('`name@OMP_1.0` for the OpenMP 2.5 lock ABI and `name@@OMP_3.0`, the default).')
 w('')
-w('Status: **THIS** = to implement in weft-omp now; **NEXT** = the next issue')
-w('(task dependences, taskloop, task reductions, detach); **NEXT-args** = an')
-w('entry point gcc 12 emits only for `reduction(task, ...)`: export it now, its')
-w('`reductions` argument belongs to the next issue; **LEGACY** = never')
+w('Status: **THIS** = the runtime without dataflow (issue 20); **DATAFLOW** =')
+w('task dependences, taskloop, task reductions and detach (issue 21); both')
+w('implemented, and so is the `reductions` argument of the entries gcc 12')
+w('emits for `reduction(task, ...)`; **LEGACY** = never')
 w('emitted by gcc 12 but called by binaries of older gcc (tested by')
 w('`legacy_abi.c` / `parallel_basic.c`); offload-only symbols are listed')
 w('separately at the end.')
@@ -366,6 +360,22 @@ w('  lock (set by `omp_init_nest_lock_`, freed by `omp_destroy_nest_lock_`).')
 w('  Routines whose `omp_lib` interface is `bind(c)` (omp_alloc, omp_free,')
 w('  omp_calloc, omp_aligned_alloc, omp_aligned_calloc, omp_realloc, omp_target_*)')
 w('  have no `_` entry: Fortran calls the C symbol.')
+w('- `GOMP_taskloop*`: the argument block starts with the task\'s bounds (two')
+w('  words of the loop\'s type, written by the runtime into each task\'s copy')
+w('  after `cpyfn`/memcpy), then, with flag 1<<12 (reduction), a pointer to the')
+w('  task-reduction descriptor.  Flags: 1<<8 up (ull), 1<<9 grainsize (then')
+w('  `num_tasks` is the grain size), 1<<10 if-true, 1<<11 nogroup, 1<<14 strict.')
+w('  A taskloop that makes no task sets word 2 of a reduction descriptor to 0')
+w('  (the compiled code then skips combining and unregistering).')
+w('- Task-reduction descriptor (uintptr_t words): [0] variables, [1] bytes per')
+w('  thread, [2] alignment (the runtime writes the zeroed per-thread array\'s')
+w('  address there), [3] allocator, [4] next descriptor, [5] [6] the runtime\'s,')
+w('  then (address, offset, the runtime\'s) per variable.  The compiled code')
+w('  marks a thread\'s copy used, combines the copies itself after the construct')
+w('  and then calls `GOMP_taskgroup_reduction_unregister` (parallel, taskgroup,')
+w('  taskloop) or `GOMP_workshare_task_reduction_unregister` (for, sections,')
+w('  scope: thread 0 combines first).  `GOMP_task_reduction_remap` maps an')
+w('  original\'s address, or any thread\'s copy of it, to the running thread\'s copy.')
 w('- `omp_init_lock_with_hint` / `omp_init_nest_lock_with_hint` are declared in')
 w('  gcc 12\'s omp.h but NOT exported by its libgomp (programs calling them do')
 w('  not link).  No depobj entry exists: gcc 12 expands `depobj` inline.')

@@ -25,18 +25,19 @@ for line in D.splitlines():
     name, ver = re.split(r'@@?', f[7])
     syms[ver].append((name, '@@' in f[7]))
 
-NEXT = {
-    'GOMP_taskloop': 'taskloop', 'GOMP_taskloop_ull': 'taskloop',
-    'GOMP_taskwait_depend': 'task dependences (taskwait depend)',
-    'GOMP_taskwait_depend_nowait': 'task dependences',
-    'GOMP_taskgroup_reduction_register': 'task reductions',
-    'GOMP_taskgroup_reduction_unregister': 'task reductions',
-    'GOMP_task_reduction_remap': 'task reductions',
-    'GOMP_workshare_task_reduction_unregister': 'task reductions',
-    'omp_fulfill_event': 'detach', 'omp_fulfill_event_': 'detach',
+# task dataflow (issue 21): group label -> where it is implemented
+DATAFLOW = {
+    'GOMP_taskloop': 'taskloop: src/omp/taskloop.c', 'GOMP_taskloop_ull': 'taskloop: src/omp/taskloop.c',
+    'GOMP_taskwait_depend': 'task dependences (taskwait depend): src/omp/depend.c',
+    'GOMP_taskwait_depend_nowait': 'task dependences: src/omp/depend.c',
+    'GOMP_taskgroup_reduction_register': 'task reductions: src/omp/taskred.c',
+    'GOMP_taskgroup_reduction_unregister': 'task reductions: src/omp/taskred.c',
+    'GOMP_task_reduction_remap': 'task reductions: src/omp/taskred.c',
+    'GOMP_workshare_task_reduction_unregister': 'task reductions: src/omp/taskred.c',
+    'omp_fulfill_event': 'detach: src/omp/task.c', 'omp_fulfill_event_': 'detach: src/omp/task.c',
 }
-# entry points of THIS issue that gcc 12 emits only for task reductions
-# (their `reductions` argument is the NEXT issue)
+# entry points that gcc 12 emits only for task reductions
+# (their `reductions` argument: src/omp/taskred.c)
 TASKRED_ONLY = {
     'GOMP_parallel_reductions': 'parallel reduction(task,...)',
     'GOMP_scope_start': 'scope reduction(task,...)',
@@ -101,22 +102,11 @@ w("""# libgomp.map -- GNU ld version script for weft-omp, weft's drop-in
 # that its symbol@version set is exactly the system library's.
 #
 # Markers (a comment above a group, or at the end of a line):
-#   [NEXT]     entry point of the NEXT issue: leave it unimplemented for now
-#              (task dependences, taskloop, task reductions, detach).
-#              GNU ld silently skips names of this script that the objects
-#              do not define, so these lines can stay (lld: --undefined-version).
-#              GCC 12's libgomp exports no depobj or GOMP_taskwait_depend_nowait entry
-#              (`omp depobj` is expanded inline by gcc 12), so none is listed.
-#              Also NEXT, though the entry point itself is THIS issue: the
-#              depend array and detach event of GOMP_task (and the depend
-#              arrays of GOMP_target_ext / _update_ext / _enter_exit_data),
-#              and the `reductions` argument of GOMP_loop_start and
-#              GOMP_sections2_start (gcc 12 also calls those two for `scan`
-#              and for lastprivate(conditional:), which are THIS issue);
-#              see tests/omp/ABI.md.
-#   [NEXT-args] entry point that gcc 12 emits only for task reductions
-#              (reduction(task,...)): export it now, its `reductions`
-#              argument is the NEXT issue.
+#   [DATAFLOW] task dataflow: dependences, taskloop, task reductions,
+#              detach (and the file that implements them). GCC 12's
+#              libgomp exports no depobj or GOMP_taskwait_depend_nowait
+#              entry (`omp depobj` is expanded inline by gcc 12).
+#   [TASKRED]  entry point that gcc 12 emits only for reduction(task,...).
 #   [OFFLOAD]  offload-plugin / OpenACC only (see the block below).
 #
 # LOCKS: the 20 lock routines
@@ -165,7 +155,7 @@ for i, v in enumerate(nodes):
     groups = {}
     order = []
     for n, d in entries:
-        if n in NEXT: g = '[NEXT] ' + NEXT[n]
+        if n in DATAFLOW: g = '[DATAFLOW] ' + DATAFLOW[n]
         elif offload(n): g = '[OFFLOAD]'
         elif v.startswith('OMP'): g = oarea(n)
         else: g = garea(n)
@@ -175,7 +165,7 @@ for i, v in enumerate(nodes):
             g = 'LOCKS: default versions name@@OMP_3.0 (also listed in OMP_1.0)'
         groups.setdefault(g, []).append(n)
     def gkey(g):
-        return (g.startswith('[OFFLOAD]'), g.startswith('[NEXT]'), g.startswith('LOCKS'), g)
+        return (g.startswith('[OFFLOAD]'), g.startswith('[DATAFLOW]'), g.startswith('LOCKS'), g)
     first = True
     for g in sorted(groups, key=gkey):
         if not first: w('')
@@ -183,9 +173,8 @@ for i, v in enumerate(nodes):
         w('    # ' + g)
         for n in groups[g]:
             tag = ''
-            if n in NEXT: tag = '  # [NEXT] ' + NEXT[n]
-            elif n in TASKRED_ONLY:
-                tag = '  # [NEXT-args] gcc 12 emits it only for: ' + TASKRED_ONLY[n]
+            if n in TASKRED_ONLY:
+                tag = '  # [TASKRED] gcc 12 emits it only for: ' + TASKRED_ONLY[n]
             w('    %s;%s' % (n, tag))
     if i == 0:
         w('  local:')
