@@ -67,16 +67,23 @@ struct omp_dep_table {
     struct dep_entry *slots;
 };
 
+#define SUCC_SMALL 3 /* successors kept in the state itself; more go to the heap */
+
+/* A task's place in the graph: in its own record, after its arguments
+ * (task.c allocates omp_deps_size more for a task with dependences). */
 struct omp_deps {
     _Atomic uint32_t lock;          /* word lock over succ, and done's change */
     _Atomic bool done;              /* complete: no more successors (read alone by the table's pruning) */
     bool undeferred;                /* its maker runs it: readiness wakes the maker, does not queue it */
     _Atomic long npred;             /* predecessors not complete, + 1 while being made */
-    struct tvec succ;               /* tasks that wait for it */
+    struct tvec succ;               /* tasks that wait for it: succ_small, or a heap array past SUCC_SMALL */
     struct omp_depmutex **mx;       /* mutexes it holds while it runs, by address */
     int nmx;
     struct omp_task *wait_next;     /* link in a mutex's wait list */
+    struct omp_task *succ_small[SUCC_SMALL];
 };
+
+const size_t omp_deps_size = sizeof(struct omp_deps);
 
 static void *xrealloc(void *p, size_t n)
 {
@@ -90,6 +97,25 @@ static void tvec_push(struct tvec *v, struct omp_task *t)
     if (v->n == v->cap) {
         v->cap = v->cap ? 2 * v->cap : 4;
         v->v = xrealloc(v->v, (size_t)v->cap * sizeof *v->v);
+    }
+    v->v[v->n++] = t;
+}
+
+static void succ_push(struct omp_deps *d, struct omp_task *t)
+{
+    struct tvec *v = &d->succ;
+    if (v->n == v->cap) {
+        int cap = 2 * v->cap;
+        struct omp_task **heap;
+        if (v->v == d->succ_small) {
+            heap = malloc((size_t)cap * sizeof *heap);
+            if (!heap) omp_fatal("out of memory tracking task dependences");
+            memcpy(heap, d->succ_small, sizeof d->succ_small);
+        } else {
+            heap = xrealloc(v->v, (size_t)cap * sizeof *heap);
+        }
+        v->v = heap;
+        v->cap = cap;
     }
     v->v[v->n++] = t;
 }
@@ -231,7 +257,7 @@ static void edge(struct omp_task *p, struct omp_task *t)
     struct omp_deps *pd = p->deps;
     omp_word_lock(&pd->lock);
     if (!atomic_load_explicit(&pd->done, memory_order_relaxed)) {
-        tvec_push(&pd->succ, t);
+        succ_push(pd, t);
         atomic_fetch_add_explicit(&t->deps->npred, 1, memory_order_relaxed);
     }
     omp_word_unlock(&pd->lock);
@@ -288,11 +314,12 @@ static int by_address(const void *a, const void *b)
 
 void omp_depend_add(struct omp_task *owner, struct omp_task *t, void **depend, bool undeferred, bool serial)
 {
-    struct omp_deps *d = calloc(1, sizeof *d);
-    if (!d) omp_fatal("out of memory tracking task dependences");
+    struct omp_deps *d = t->deps; /* in t's record (task.c) */
+    memset(d, 0, sizeof *d);
+    d->succ.v = d->succ_small;
+    d->succ.cap = SUCC_SMALL;
     d->undeferred = undeferred;
     atomic_store_explicit(&d->npred, 1, memory_order_relaxed); /* while being made */
-    t->deps = d;
     if (!owner->dtab) {
         owner->dtab = calloc(1, sizeof *owner->dtab);
         if (!owner->dtab) omp_fatal("out of memory tracking task dependences");
@@ -451,6 +478,5 @@ void omp_depend_free(struct omp_task *t)
     t->deps = NULL;
     for (int i = 0; i < d->nmx; i++) mutex_unref(d->mx[i]);
     free(d->mx);
-    free(d->succ.v);
-    free(d);
+    if (d->succ.v != d->succ_small) free(d->succ.v);
 }

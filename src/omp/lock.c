@@ -99,7 +99,7 @@ int omp_nest_lock_test30(void *lock) { return nest_test(lock, task_token()); }
 /* OpenMP 2.5: owned by threads. An OpenMP thread is a weft ULT (its
  * struct omp_thread changes from region to region: the primary thread of
  * a team is the encountering one), or a plain thread of the program. */
-static __thread char plain_thread_token;
+static __thread char plain_thread_token __attribute__((tls_model("initial-exec")));
 
 static void *thread_token(void)
 {

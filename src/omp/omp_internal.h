@@ -417,6 +417,9 @@ OMP_HIDDEN void omp_task_unref(struct omp_task *t, long n);
 /* depend.c: dependences among the children of one task */
 struct omp_deps;
 struct omp_dep_table;
+/* Bytes of a task's dependence state, which task.c allocates in the task's
+ * record (t->deps points there before omp_depend_add). */
+OMP_HIDDEN extern const size_t omp_deps_size;
 /* Enter t, a child of `owner` being made, into owner's table with the
  * dependences of gcc's array `depend`; `undeferred`: its maker will run it. */
 OMP_HIDDEN void omp_depend_add(struct omp_task *owner, struct omp_task *t, void **depend, bool undeferred,

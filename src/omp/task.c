@@ -504,12 +504,15 @@ static void wait_for(struct omp_thread *thr, _Atomic long *count, long until)
  * taskgroup and in its team's pending tasks; not queued yet. */
 static struct omp_task *task_make(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), void *data,
                                   void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool final,
-                                  int priority, void *detach)
+                                  int priority, void *detach, bool deps)
 {
     struct omp_team *team = thr->team;
     size_t off = (sizeof(struct omp_task) + (size_t)arg_align - 1) & ~((size_t)arg_align - 1);
     size_t align = (size_t)arg_align > _Alignof(struct omp_task) ? (size_t)arg_align : _Alignof(struct omp_task);
-    size_t size = (off + (size_t)arg_size + align - 1) & ~(align - 1);
+    /* The dependence state, if any, after the arguments. */
+    size_t doff = (off + (size_t)arg_size + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1);
+    size_t end = deps ? doff + omp_deps_size : off + (size_t)arg_size;
+    size_t size = (end + align - 1) & ~(align - 1);
     bool pooled = size <= REC_SIZE - sizeof(struct omp_thread *) && align <= REC_ALIGN;
     struct omp_task *t = pooled ? rec_alloc(thr) : aligned_alloc(align, size);
     if (!t) omp_fatal("out of memory allocating a task");
@@ -536,7 +539,7 @@ static struct omp_task *task_make(struct omp_thread *thr, struct omp_task *paren
     t->fn = fn;
     t->data = args;
     t->team = team;
-    t->deps = NULL;
+    t->deps = deps ? (struct omp_deps *)((char *)t + doff) : NULL; /* set up by omp_depend_add */
     t->dtab = NULL;
     t->maker_refs = 0;
     credit_take(&parent->children, &parent->child_credit);
@@ -563,7 +566,8 @@ static void task_heap(struct omp_thread *thr, struct omp_task *parent, void (*fn
 {
     bool undeferred = now;
     bool waits = if0 && detach;
-    struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, detach);
+    struct omp_task *t =
+        task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, detach, depend != NULL);
     t->maker_refs = 1;
     atomic_store_explicit(&t->refs, 1 + waits, memory_order_relaxed); /* its body's, and its waiter's */
     bool ready = true;
@@ -685,7 +689,7 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
         run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0);
         return;
     }
-    enqueue(thr, team, task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL));
+    enqueue(thr, team, task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, false));
 }
 
 void omp_task_loop_one(struct omp_thread *thr, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -701,7 +705,7 @@ void omp_task_loop_one(struct omp_thread *thr, void (*fn)(void *), void *data, v
         run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize);
         return;
     }
-    struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL);
+    struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, false);
     memcpy(t->data, bounds, bsize);
     enqueue(thr, team, t);
 }

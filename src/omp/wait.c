@@ -116,7 +116,9 @@ void omp_wake(_Atomic uint32_t *w)
  * once, since the holder cannot run while it spins. Then both wait as
  * omp_wait does. */
 
-static __thread uint32_t t_tag;   /* this OS thread's tag (a stream's rank + 1, or a plain thread's) */
+/* This OS thread's tag (a stream's rank + 1, or a plain thread's).
+ * initial-exec: with the default model every lock called __tls_get_addr. */
+static __thread uint32_t t_tag __attribute__((tls_model("initial-exec")));
 static _Atomic uint32_t g_plain_tags = 1u << 20;
 
 static inline void cpu_pause(void)

@@ -54,7 +54,7 @@ static pthread_key_t thread_keys;
 static bool thread_keys_ok;
 static pthread_once_t thread_keys_once = PTHREAD_ONCE_INIT;
 static char thread_has_table;
-static __thread struct key_table *thread_table;
+static __thread struct key_table *thread_table __attribute__((tls_model("initial-exec")));
 
 static void table_release(struct weft_unit_s *u);
 static void thread_table_release(void *unused)

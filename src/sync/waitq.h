@@ -81,7 +81,7 @@ static inline struct waiter *waitq_pop(struct waitq *q)
  * nonzero; a plain OS thread (or a scheduler's own context) gets an odd
  * number of its own on first use. */
 WEFT_HIDDEN uintptr_t sync_thread_token_slow(void);
-extern __thread uintptr_t sync_thread_token WEFT_HIDDEN; /* 0 until first used */
+extern __thread uintptr_t sync_thread_token WEFT_HIDDEN __attribute__((tls_model("initial-exec"))); /* 0 until first used */
 static inline uintptr_t sync_self_token(void)
 {
     struct weft_xstream_s *xs = weft_tls_xs;
