@@ -17,26 +17,13 @@
 
 #include "tbb_pin.h"
 
-static std::unique_ptr<tbb::global_control> g_limit;
-static std::unique_ptr<tbb::task_arena> g_arena;
-static std::unique_ptr<pin_to_slot> g_pin;
+static pinned_arena g_arena;
 
 static const char *name() { return "tbb"; }
 
-static void init(int threads)
-{
-    g_limit.reset(new tbb::global_control(tbb::global_control::max_allowed_parallelism, threads));
-    g_arena.reset(new tbb::task_arena(threads));
-    g_arena->initialize();
-    g_pin.reset(new pin_to_slot(*g_arena, threads));
-}
+static void init(int threads) { g_arena.start(threads); }
 
-static void fini()
-{
-    g_pin.reset();
-    g_arena.reset();
-    g_limit.reset();
-}
+static void fini() { g_arena.stop(); }
 
 static void create_join(double *create_ns, double *join_ns)
 {

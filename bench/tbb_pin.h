@@ -3,6 +3,8 @@
 #ifndef WEFT_BENCH_TBB_PIN_H
 #define WEFT_BENCH_TBB_PIN_H
 
+#include <memory>
+#include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_scheduler_observer.h>
 
@@ -15,6 +17,31 @@ class pin_to_slot : public tbb::task_scheduler_observer {
 
   private:
     int slots_;
+};
+
+// The arena the TBB programs run everything in: `threads` slots (the
+// main thread is one), no more threads in the process, each pinned.
+class pinned_arena {
+  public:
+    void start(int threads)
+    {
+        limit_.reset(new tbb::global_control(tbb::global_control::max_allowed_parallelism, threads));
+        arena_.reset(new tbb::task_arena(threads));
+        arena_->initialize();
+        pin_.reset(new pin_to_slot(*arena_, threads));
+    }
+    void stop()
+    {
+        pin_.reset();
+        arena_.reset();
+        limit_.reset();
+    }
+    tbb::task_arena *operator->() { return arena_.get(); }
+
+  private:
+    std::unique_ptr<tbb::global_control> limit_;
+    std::unique_ptr<tbb::task_arena> arena_;
+    std::unique_ptr<pin_to_slot> pin_;
 };
 
 #endif

@@ -134,6 +134,21 @@ EPCC_RUNTIMES = [
 EPCC_ROUNDS = (3, 7)
 EPCC_ROUNDS_QUICK = (1, 5)
 
+# The task-parallel applications of [LWT-PM] §6.3 and of dataflow users
+# (bench/apps/apps.h), one process per point as the patterns: the OpenMP
+# source built by gcc (gomp, and weft-omp with its libgomp.so.1 first) and
+# by clang, and the same algorithms with oneTBB.
+APP_RUNTIMES = [
+    PatternRuntime("gomp", "apps_gomp"),
+    PatternRuntime("weft-omp", "apps_gomp", ("--runtime=weft-omp",), lib=WEFT_OMP_LIB),
+    PatternRuntime("llvm-omp", "apps_llvm_omp"),
+    PatternRuntime("tbb", "apps_tbb"),
+]
+APP_EXPS = ["fib", "fib_cutoff", "nqueens", "sparselu", "sparselu_large", "cg", "cholesky", "tasks_1k", "tasks_10k",
+            "fib_rss"]
+APP_ROUNDS = (3, 3)
+APP_ROUNDS_QUICK = (1, 3)
+
 # Why a runtime does not express an experiment (its program says "absent").
 NOT_EXPRESSED = {
     "gomp": "OpenMP has no yield between tasks: `taskyield` may only run another task on top of the caller, or nothing",
@@ -152,7 +167,7 @@ PEER_PACKAGES = {
 SYNC = ["mutex_uncontended", "mutex_contended", "eventual_pingpong", "barrier", "wake_latency"]
 
 # Experiments shown as tables only (no plot of their own).
-TABLE_ONLY = {"feature_cost", "stack_touch", "second_stream", "yield_to_pair", "create_join_cold",
+TABLE_ONLY = {"fib_rss", "feature_cost", "stack_touch", "second_stream", "yield_to_pair", "create_join_cold",
               "glt_cost_ult", "glt_cost_tasklet"} | set(EPCC_EXPS)
 
 # Experiments of the summary, in the papers' order.
@@ -194,7 +209,16 @@ WEFT_OMP_TARGETS = [
     OmpTarget(("nested_for_1000", "nested_for_100"), tuple(THREADS), BEST_PEER, 0.5),
     OmpTarget(("tasks_single", "tasks_parallel"), (1,), "gomp", 1.0),
     OmpTarget(("tasks_single", "tasks_parallel"), (2,), BEST_PEER, 1.0),
+    # the applications (dataflow issue)
+    OmpTarget(("fib",), (2,), "gomp", 0.5),
+    OmpTarget(("fib",), (2,), "tbb", 1.0),
+    OmpTarget(("tasks_1k", "tasks_10k"), tuple(THREADS), BEST_PEER, 1.0),
+    OmpTarget(("sparselu", "sparselu_large", "cholesky"), (2,), BEST_PEER, 1.0),
+    OmpTarget(("sparselu", "sparselu_large", "cholesky"), (4, 8), "gomp", 0.5),
+    OmpTarget(("fib_rss",), (2,), "gomp", 2.0),
 ]
+# And fib with weft-omp faster at 2 threads than at 1 (the report checks it).
+FIB_SCALING_THREADS = (1, 2)
 
 # Measurement builds of the feature-cost table: build name -> (feature, what
 # the build leaves out).

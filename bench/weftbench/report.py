@@ -7,8 +7,8 @@ from . import notes
 from .paths import ROOT, out_dirs
 from .plots import existing, have_matplotlib, plot
 from .points import find, fmt, label
-from .registry import (BEST_PEER, COLD_TARGET_RATIO, EPCC_CONSTRUCTS, EPCC_ROUNDS, EPCC_ROUNDS_QUICK,
-                       EPCC_RUNTIMES, FEATURE_BUILDS, GLT_COST_TARGET_RATIO, NOT_EXPRESSED, SECOND_STREAM_TARGET_PCT,
+from .registry import (APP_EXPS, APP_ROUNDS, APP_ROUNDS_QUICK, APP_RUNTIMES, BEST_PEER, COLD_TARGET_RATIO, EPCC_CONSTRUCTS, EPCC_ROUNDS, EPCC_ROUNDS_QUICK,
+                       EPCC_RUNTIMES, FEATURE_BUILDS, FIB_SCALING_THREADS, GLT_COST_TARGET_RATIO, NOT_EXPRESSED, SECOND_STREAM_TARGET_PCT,
                        SUMMARY_EXPS, SYNC, TARGETS, UNIT_KINDS, WAKE_TARGET_NS, WEFT_OMP_TARGETS,
                        YIELD_TO_BOOST_TARGET)
 
@@ -105,6 +105,21 @@ def ratio_cell(w, p):
     return "n/a (peer's median <= 0)"
 
 
+def runtime_cells(res, exp, th, labs):
+    """A table row's cells for one experiment and thread count: each runtime
+    of `labs` as median [min .. max], then weft-omp over the best peer and
+    over gomp."""
+    cells = []
+    for lab in labs:
+        p = find(res, exp, runtime=lab, threads=th)
+        cells.append(f"{fmt(p[0]['median'])} [{fmt(p[0]['min'])} .. {fmt(p[0]['max'])}]" if p else "")
+    w, best, gomp = (weft_omp_point(res, exp, th), peer_point(res, exp, th, BEST_PEER),
+                     peer_point(res, exp, th, "gomp"))
+    cells.append(f"{ratio_cell(w, best)} ({label(best)})" if w and best else "")
+    cells.append(ratio_cell(w, gomp) if w and gomp else "")
+    return " | ".join(cells)
+
+
 def epcc_section(res, quick):
     rows = [r for r in res if r["experiment"].startswith("epcc_")]
     out = ["## OpenMP constructs (EPCC)\n"]
@@ -127,16 +142,48 @@ def epcc_section(res, quick):
     for c in EPCC_CONSTRUCTS:
         exp = "epcc_" + c
         for th in sorted({r["threads"] for r in rows if r["experiment"] == exp}):
-            cells = []
-            for lab in labs:
-                p = find(res, exp, runtime=lab, threads=th)
-                cells.append(f"{fmt(p[0]['median'])} [{fmt(p[0]['min'])} .. {fmt(p[0]['max'])}]" if p else "")
-            w, best, gomp = (weft_omp_point(res, exp, th), peer_point(res, exp, th, BEST_PEER),
-                             peer_point(res, exp, th, "gomp"))
-            rb = f"{ratio_cell(w, best)} ({label(best)})" if w and best else ""
-            rg = ratio_cell(w, gomp) if w and gomp else ""
-            out.append(f"| {c} | {th} | " + " | ".join(cells) + f" | {rb} | {rg} |")
+            out.append(f"| {c} | {th} | " + runtime_cells(res, exp, th, labs) + " |")
     out.append("")
+    return out
+
+
+def apps_section(res, quick):
+    """The task-parallel applications: a table per application, and the
+    check that fib with weft-omp is faster at 2 threads than at 1."""
+    rows = [r for r in res if r["experiment"] in APP_EXPS]
+    rounds, runs = APP_ROUNDS_QUICK if quick else APP_ROUNDS
+    out = ["## Task-parallel applications\n",
+           "The applications of [LWT-PM] §6.3 and of dataflow runtimes' users (bench/apps/, written from the "
+           "algorithms' public descriptions, every result checked): fib(24) with one task per call and fib(32) with "
+           "tasks down to depth 12, N-Queens(10) with an untied task per branch, blocked sparse LU (BOTS pattern, "
+           "12x12 and 24x24 blocks of 32x32) with a task per block operation and `depend` on the blocks, CG on the "
+           "64x64 Poisson matrix (100 iterations, 16 row blocks, every block operation a task with `depend`), tiled "
+           "Cholesky (512x512, 32x32 tiles, LAPACKE/CBLAS tile kernels), 1,000 and 10,000 empty tasks from one "
+           "producer (per batch), and the peak RSS of fib(30). One process per runtime, application and thread count, "
+           f"{rounds * runs} runs per point in {rounds} round(s) interleaved across the runtimes; median [min .. max]. "
+           "gomp and weft-omp run the same gcc binary, llvm-omp the same source built by clang, tbb the same "
+           "algorithms with task_group (fib, N-Queens, tasks) or a graph of the same tasks whose edges come from "
+           "the blocks they read and write (LU, CG, Cholesky). 4 and 8 threads oversubscribe this machine's cores. "
+           "Targets: [above](#targets-of-weft-omp).\n"]
+    if not rows:
+        return out + [NOT_MEASURED + " (apps_gomp, apps_llvm_omp, apps_tbb).\n"]
+    labs = [pr.label for pr in APP_RUNTIMES]
+    for exp in APP_EXPS:
+        er = [r for r in rows if r["experiment"] == exp]
+        if not er:
+            continue
+        out.append(f"**{exp}** ({er[0]['unit']})\n")
+        out.append("| threads | " + " | ".join(labs) + " | weft-omp / best peer | weft-omp / gomp |")
+        out.append("|---|" + "---|" * len(labs) + "---|---|")
+        for th in sorted({r["threads"] for r in er}):
+            out.append(f"| {th} | " + runtime_cells(res, exp, th, labs) + " |")
+        out.append("")
+    one, two = (weft_omp_point(res, "fib", th) for th in FIB_SCALING_THREADS)
+    if one and two:
+        ok = two["median"] < one["median"]
+        out.append(f"fib with weft-omp at {FIB_SCALING_THREADS[1]} threads: {fmt(two['median'])} ms, at "
+                   f"{FIB_SCALING_THREADS[0]}: {fmt(one['median'])} ms: target (faster at 2 than at 1) "
+                   f"{'met' if ok else '**not met**'}.\n")
     return out
 
 
@@ -145,7 +192,8 @@ def weft_omp_targets_section(res):
     count: met when weft-omp's median <= ratio x the peer's median."""
     out = ["## Targets of weft-omp\n",
            "weft-omp's median against a peer's, same experiment, thread count and run: the OpenMP constructs "
-           "([EPCC](#openmp-constructs-epcc)) and the patterns. *best peer*: the fastest runtime that is not "
+           "([EPCC](#openmp-constructs-epcc)), the patterns and the [applications](#task-parallel-applications). "
+           "*best peer*: the fastest runtime that is not "
            "weft's at that point (gomp, llvm-omp, TBB, Go, pthreads, GLT over pthreads). Met when weft-omp <= "
            "target x peer.\n",
            "| experiment | threads | target | weft-omp | peer | weft-omp / peer | met |",
@@ -619,6 +667,7 @@ def report(doc, absent, pngs, outdir, quick):
     out += targets_section(res)
     out += weft_omp_targets_section(res)
     out += epcc_section(res, quick)
+    out += apps_section(res, quick)
     out += scaling_section(res)
     out += cold_section(res)
     out += sync_section(res)

@@ -9,7 +9,7 @@ import sys
 from . import machine as mach
 from .paths import ROOT, out_dirs, rel
 from .points import fmt, label, summarise
-from .registry import (EPCC_EXPS, EPCC_ROUNDS, EPCC_ROUNDS_QUICK, EPCC_RUNTIMES, OMP_RUNTIMES, OMP_TASK_EXPS,
+from .registry import (APP_EXPS, APP_ROUNDS, APP_ROUNDS_QUICK, APP_RUNTIMES, EPCC_EXPS, EPCC_ROUNDS, EPCC_ROUNDS_QUICK, EPCC_RUNTIMES, OMP_RUNTIMES, OMP_TASK_EXPS,
                        PATTERN_EXPS, PATTERN_ROUNDS, PATTERN_ROUNDS_QUICK, PATTERN_RUNTIMES, PEER_MISSING,
                        POINT_TIMEOUT_S, PROGRAMS, RENAMED, THREADS, WEFT_OMP_LIB, WEFT_OMP_MISSING)
 
@@ -118,22 +118,24 @@ def point_cpus(threads):
     return lambda: os.sched_setaffinity(0, cpus)
 
 
-def run_patterns(build_dir, quick, streams):
+def run_patterns(build_dir, quick, streams, exps=PATTERN_EXPS, runtimes=PATTERN_RUNTIMES,
+                 rounds_of=(PATTERN_ROUNDS, PATTERN_ROUNDS_QUICK), tag=""):
     """Experiment by experiment, every runtime at every thread count, one
     process per point. The full run takes each point's runs in several
     rounds of processes interleaved across the runtimes, so that a noisy
     minute of a shared machine does not fall on one runtime only. Returns
-    (results, absent runtimes, {experiment: runtimes that do not express it})."""
+    (results, absent runtimes, {experiment: runtimes that do not express it}).
+    The patterns by default; the applications with APP_EXPS / APP_RUNTIMES."""
     results, absent, not_expressed = [], {}, {}
     cores = os.cpu_count() or 1
-    rounds, runs = PATTERN_ROUNDS_QUICK if quick else PATTERN_ROUNDS
-    for n, exp in enumerate(PATTERN_EXPS, 1):
+    rounds, runs = rounds_of[1] if quick else rounds_of[0]
+    for n, exp in enumerate(exps, 1):
         ths = [t for t in THREADS if t <= streams] if exp == "create_join_per_stream" else THREADS
-        print(f"bench: [{n}/{len(PATTERN_EXPS)}] {exp}, threads {', '.join(map(str, ths))}, "
+        print(f"bench: [{tag}{n}/{len(exps)}] {exp}, threads {', '.join(map(str, ths))}, "
               f"{rounds * runs} runs per point", flush=True)
         points = {}  # (label, threads) -> merged result
         for _ in range(rounds):
-            for pr in PATTERN_RUNTIMES:
+            for pr in runtimes:
                 lab = pr.label
                 if exp in pr.elsewhere or exp in not_expressed and lab in not_expressed[exp]:
                     continue
@@ -160,7 +162,7 @@ def run_patterns(build_dir, quick, streams):
                         points[(lab, th)]["values"] += r["values"]
                     else:
                         points[(lab, th)] = r
-        for pr in PATTERN_RUNTIMES:
+        for pr in runtimes:
             rows = [points[(pr.label, th)] for th in ths if (pr.label, th) in points]
             for r in rows:
                 results.append(summarise(r))
@@ -240,6 +242,11 @@ def measure(build_dir, quick, streams):
     pres, pabsent, not_expressed = run_patterns(build_dir, quick, streams)
     results += pres
     absent.update(pabsent)
+    ares, aabsent, app_not_expressed = run_patterns(build_dir, quick, streams, APP_EXPS, APP_RUNTIMES,
+                                                     (APP_ROUNDS, APP_ROUNDS_QUICK), "apps ")
+    results += ares
+    absent.update({f"{lab} (apps)": why for lab, why in aabsent.items()})
+    not_expressed.update(app_not_expressed)
     capacity.append(mach.parallel_capacity(cores))
     doc = {"machine": dict(mach.machine(), parallel_capacity=capacity), "commit": mach.commit(),
            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
