@@ -247,6 +247,7 @@ struct omp_thread {
     struct omp_team *hot;           /* the team of its last parallel region, kept for the next */
     int stream;                     /* a worker: the rank of the stream its ULT runs on */
     bool holds;                     /* it holds that stream (own streams, or rescued) */
+    bool idle;                      /* counted in its team's idle threads (task.c) */
     _Atomic unsigned idle_region;   /* a worker: the last region of its team it is done with */
     struct omp_taskq tq __attribute__((aligned(OMP_CACHE_LINE))); /* its deferred tasks */
     /* task records of one size (task.c): freed by itself, and by others */
@@ -353,6 +354,11 @@ struct omp_team {
     struct omp_task *queue_head, *queue_tail;
     _Atomic long prio_queued;
     _Atomic int desc_waiters;       /* threads waiting for their task's descendants (task.c) */
+    /* Threads looking for any task and finding none (a barrier, the end of
+     * the region): while there are some, makers queue their tasks for them
+     * rather than run them at once (task.c). Read at every task made,
+     * written only when a thread turns idle or busy: a line of its own. */
+    _Atomic int idle __attribute__((aligned(OMP_CACHE_LINE)));
     /* explicit tasks of the team not yet complete, + the threads' credit:
      * written as tasks complete, away from what a task's maker reads */
     _Atomic long pending __attribute__((aligned(OMP_CACHE_LINE)));
@@ -373,6 +379,9 @@ OMP_HIDDEN void omp_task_records_free(struct omp_thread *thr);
 /* Before thr waits for its team's tasks (a barrier, the region's end):
  * what it counted ahead goes back, and the records it freed for others. */
 OMP_HIDDEN void omp_tasks_flush(struct omp_thread *thr);
+/* thr, looking for any task to run, found none (true), or stops looking
+ * (false): counted in its team's idle threads meanwhile. */
+OMP_HIDDEN void omp_task_idle(struct omp_thread *thr, bool idle);
 /* Is any task of the team queued (possibly one thr may not run)? */
 OMP_HIDDEN bool omp_tasks_queued(struct omp_team *team);
 OMP_HIDDEN void omp_task_init_implicit(struct omp_task *t, struct omp_task *parent, struct omp_team *team);

@@ -43,6 +43,10 @@
 /* A thread whose own queue holds more than this many tasks per thread of
  * its team runs new ones at once (libgomp's cut-off, counted per queue). */
 #define CUTOFF_PER_THREAD 64
+/* Below this many in its own queue, a maker always queues a new task;
+ * from there up to the cut-off, only while a thread of the team is idle
+ * (see defer). */
+#define QUEUE_KEEP 2
 
 /* Field by field: the memset of the three-line struct took 4-7% of the
  * samples of nested_for_100 at 4 threads (perf). The queue link and the
@@ -474,6 +478,7 @@ bool omp_task_run_one(struct omp_thread *thr, bool any)
     if (!team) return false;
     struct omp_task *t = dequeue(team, thr, any);
     if (!t) return false;
+    if (thr->idle) omp_task_idle(thr, false); /* busy: makers may run their tasks themselves again */
     task_execute(thr, t);
     /* Its callers wait for the team's count: what the task counted ahead goes back. */
     pending_credit_return(thr);
@@ -496,6 +501,30 @@ static void wait_for(struct omp_thread *thr, _Atomic long *count, long until)
         omp_wait(&team->event, ev);
     }
     atomic_fetch_sub_explicit(&team->desc_waiters, 1, memory_order_relaxed);
+}
+
+/* ---------- running now or later ---------- */
+
+void omp_task_idle(struct omp_thread *thr, bool idle)
+{
+    if (thr->idle == idle) return;
+    thr->idle = idle;
+    atomic_fetch_add_explicit(&thr->team->idle, idle ? 1 : -1, memory_order_relaxed);
+}
+
+/* Whether a task thr makes now goes to its queue, or runs at once (which
+ * OpenMP allows for any task). A few queued tasks are kept for threads
+ * that will look for work; past those, tasks are queued only while a
+ * thread of the team is idle, up to the cut-off. So when every thread is
+ * busy, a task costs a call, not a record, a queue and a hand-over; the
+ * queued ones are the oldest, the largest of recursive work, and go to
+ * the threads that steal. */
+static inline bool defer(struct omp_thread *thr, struct omp_team *team)
+{
+    long queued = atomic_load_explicit(&thr->tq.n, memory_order_relaxed);
+    if (queued < QUEUE_KEEP) return true;
+    return queued <= (long)team->nthreads * CUTOFF_PER_THREAD &&
+           atomic_load_explicit(&team->idle, memory_order_relaxed) > 0;
 }
 
 /* ---------- entry points ---------- */
@@ -684,8 +713,7 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
                   NULL, false, detach);
         return;
     }
-    if (!if_clause || alone ||
-        atomic_load_explicit(&thr->tq.n, memory_order_relaxed) > (long)team->nthreads * CUTOFF_PER_THREAD) {
+    if (!if_clause || alone || !defer(thr, team)) {
         run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0);
         return;
     }
@@ -700,8 +728,7 @@ void omp_task_loop_one(struct omp_thread *thr, void (*fn)(void *), void *data, v
     struct omp_team *team = thr->team;
     final = final || parent->final;
     if (arg_align < 1) arg_align = 1;
-    if (!if_clause || parent->final || !team || team->nthreads == 1 ||
-        atomic_load_explicit(&thr->tq.n, memory_order_relaxed) > (long)team->nthreads * CUTOFF_PER_THREAD) {
+    if (!if_clause || parent->final || !team || team->nthreads == 1 || !defer(thr, team)) {
         run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize);
         return;
     }

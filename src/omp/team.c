@@ -275,17 +275,19 @@ static void region_finish_wait(struct omp_thread *thr)
     for (;;) {
         if (atomic_load_explicit(&t->done, memory_order_acquire) >= all &&
             atomic_load_explicit(&t->pending, memory_order_acquire) == 0)
-            return;
+            break;
         /* No task pending: none queued either (a task counts from before it is queued). */
         bool tasks = atomic_load_explicit(&t->pending, memory_order_acquire) > 0;
         if (tasks && omp_task_run_one(thr, true)) continue;
+        if (tasks) omp_task_idle(thr, true); /* (no line written when the team has no task) */
         uint32_t ev = atomic_load_explicit(&t->event, memory_order_acquire);
         if (atomic_load_explicit(&t->done, memory_order_acquire) >= all &&
             atomic_load_explicit(&t->pending, memory_order_acquire) == 0)
-            return;
+            break;
         if (tasks && omp_tasks_queued(t)) continue;
         omp_wait(&t->event, ev);
     }
+    omp_task_idle(thr, false);
 }
 
 static void team_dissolve(struct omp_team *t);
@@ -493,11 +495,13 @@ bool omp_team_barrier(struct omp_thread *thr, bool cancellable)
         /* The last one in: the team's tasks complete before anyone leaves. */
         while (atomic_load_explicit(&t->pending, memory_order_acquire) > 0) {
             if (omp_task_run_one(thr, true)) continue;
+            omp_task_idle(thr, true);
             uint32_t ev = atomic_load_explicit(&t->event, memory_order_acquire);
             if (atomic_load_explicit(&t->pending, memory_order_acquire) == 0) break;
             if (omp_tasks_queued(t)) continue;
             omp_wait(&t->event, ev);
         }
+        omp_task_idle(thr, false);
         atomic_store_explicit(&t->bar_arrived, 0, memory_order_relaxed);
         atomic_store_explicit(&t->ws_cancelled, 0, memory_order_relaxed); /* the cancelled construct is over */
         atomic_store_explicit(&t->bar_gen, gen + 1, memory_order_release);
@@ -505,13 +509,18 @@ bool omp_team_barrier(struct omp_thread *thr, bool cancellable)
     } else {
         for (;;) {
             if (atomic_load_explicit(&t->bar_gen, memory_order_acquire) != gen) break;
-            if (cancellable && atomic_load_explicit(&t->cancelled, memory_order_acquire)) return true;
+            if (cancellable && atomic_load_explicit(&t->cancelled, memory_order_acquire)) {
+                omp_task_idle(thr, false);
+                return true;
+            }
             if (omp_task_run_one(thr, true)) continue;
+            if (atomic_load_explicit(&t->pending, memory_order_relaxed) > 0) omp_task_idle(thr, true);
             uint32_t ev = atomic_load_explicit(&t->event, memory_order_acquire);
             if (atomic_load_explicit(&t->bar_gen, memory_order_acquire) != gen) break;
             if (omp_tasks_queued(t)) continue;
             omp_wait(&t->event, ev);
         }
+        omp_task_idle(thr, false);
     }
     omp_depend_table_clear(thr->task); /* the team's tasks are all complete (depend.c) */
     return cancellable && atomic_load_explicit(&t->cancelled, memory_order_acquire);
