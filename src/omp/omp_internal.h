@@ -379,6 +379,9 @@ OMP_HIDDEN void omp_task_records_free(struct omp_thread *thr);
 /* Before thr waits for its team's tasks (a barrier, the region's end):
  * what it counted ahead goes back, and the records it freed for others. */
 OMP_HIDDEN void omp_tasks_flush(struct omp_thread *thr);
+/* A task thr would make now is discarded: its region or taskgroup is
+ * cancelled (only with OMP_CANCELLATION). */
+OMP_HIDDEN bool omp_task_discarded(struct omp_thread *thr);
 /* thr, looking for any task to run, found none (true), or stops looking
  * (false): counted in its team's idle threads meanwhile. */
 OMP_HIDDEN void omp_task_idle(struct omp_thread *thr, bool idle);
@@ -390,6 +393,21 @@ OMP_HIDDEN void omp_task_init_implicit(struct omp_task *t, struct omp_task *pare
 static inline struct omp_taskgroup *omp_task_group(const struct omp_task *t)
 {
     return t->taskgroup ? t->taskgroup : t->group;
+}
+
+/* Is taskgroup g cancelled for the tasks in it? A worksharing
+ * construct's own taskgroup (task reductions) is when the one around it is. */
+static inline bool omp_group_cancelled(const struct omp_taskgroup *g)
+{
+    return g && (atomic_load_explicit(&g->cancelled, memory_order_acquire) ||
+                 (g->workshare && g->prev && atomic_load_explicit(&g->prev->cancelled, memory_order_acquire)));
+}
+/* The taskgroup a `cancel taskgroup` in task t cancels: the innermost
+ * one, passing over a worksharing construct's own. */
+static inline struct omp_taskgroup *omp_cancel_group(const struct omp_task *t)
+{
+    struct omp_taskgroup *g = omp_task_group(t);
+    return g && g->workshare && g->prev ? g->prev : g;
 }
 
 /* task.c: wait as an empty undeferred task with gcc's dependence array

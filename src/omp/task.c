@@ -460,8 +460,7 @@ static void task_execute(struct omp_thread *thr, struct omp_task *t)
     struct omp_task *prev = thr->task;
     thr->task = t;
     /* A cancelled region or taskgroup discards the tasks not yet started. */
-    if (!atomic_load_explicit(&t->team->cancelled, memory_order_relaxed) &&
-        !(t->group && atomic_load_explicit(&t->group->cancelled, memory_order_relaxed)))
+    if (!atomic_load_explicit(&t->team->cancelled, memory_order_relaxed) && !omp_group_cancelled(t->group))
         t->fn(t->data);
     omp_depend_table_free(t); /* no more children of it */
     thr->task = prev;
@@ -504,6 +503,12 @@ static void wait_for(struct omp_thread *thr, _Atomic long *count, long until)
 }
 
 /* ---------- running now or later ---------- */
+
+bool omp_task_discarded(struct omp_thread *thr)
+{
+    return (thr->team && atomic_load_explicit(&thr->team->cancelled, memory_order_acquire)) ||
+           omp_group_cancelled(omp_task_group(thr->task));
+}
 
 void omp_task_idle(struct omp_thread *thr, bool idle)
 {
@@ -687,6 +692,7 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     struct omp_thread *thr = omp_self();
     struct omp_task *parent = thr->task;
     struct omp_team *team = thr->team;
+    if (omp_unlikely(omp_g.cancel) && omp_task_discarded(thr)) return; /* not even made */
     bool final = (flags & TASK_FINAL) || parent->final;
     if (!(flags & TASK_PRIORITY) || priority < 0) priority = 0;
     if (priority > omp_g.max_task_priority) priority = omp_g.max_task_priority;

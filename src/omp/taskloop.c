@@ -35,13 +35,8 @@ struct loop_head {
     uintptr_t *reductions; /* with TASK_REDUCTION: gcc's descriptor */
 };
 
-/* Whether no task may start: the region or the innermost taskgroup is cancelled. */
-static bool cancelled(struct omp_thread *thr)
-{
-    struct omp_taskgroup *g = omp_task_group(thr->task);
-    return (thr->team && atomic_load_explicit(&thr->team->cancelled, memory_order_relaxed)) ||
-           (g && atomic_load_explicit(&g->cancelled, memory_order_relaxed));
-}
+/* Whether no task may start: the region or the taskgroup is cancelled. */
+static bool cancelled(struct omp_thread *thr) { return omp_g.cancel && omp_task_discarded(thr); }
 
 /* The loop of n > 0 iterations from `start` by `step` (both as 64-bit
  * words, the type's arithmetic being modular either way). */

@@ -34,6 +34,7 @@ enum { D_CNT, D_SIZE, D_BASE, D_ALLOC, D_NEXT, D_TABLE, D_END, D_ENTRIES };
 /* Open addressing from a variable's address to its entry. */
 struct red_table {
     size_t mask;
+    size_t count;                   /* entries in it */
     uintptr_t *slot[];
 };
 
@@ -48,6 +49,7 @@ static void red_put(struct red_table *tb, uintptr_t *e)
 {
     size_t i = red_hash(e[0], tb->mask);
     while (tb->slot[i] && tb->slot[i][0] != e[0]) i = (i + 1) & tb->mask;
+    tb->count += !tb->slot[i];
     tb->slot[i] = e;
 }
 
@@ -97,7 +99,7 @@ static void red_register(uintptr_t *data, uintptr_t *old, unsigned nthreads, uin
     }
     d[D_NEXT] = (uintptr_t)old;
     struct red_table *prev = old ? (struct red_table *)old[D_TABLE] : NULL;
-    if (prev) total += prev->mask + 1; /* at most that many in it */
+    if (prev) total += prev->count;
     size_t n = 8;
     while (n < 2 * total) n *= 2;
     struct red_table *tb = calloc(1, sizeof *tb + n * sizeof tb->slot[0]);

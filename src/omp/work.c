@@ -848,10 +848,7 @@ OMP_EXPORT bool GOMP_cancellation_point(int which)
     if (t && atomic_load_explicit(&t->cancelled, memory_order_acquire)) return which != CANCEL_TASKGROUP;
     if (t && (which & (CANCEL_LOOP | CANCEL_SECTIONS)))
         return atomic_load_explicit(&t->ws_cancelled, memory_order_acquire) != 0;
-    if (which & CANCEL_TASKGROUP) {
-        struct omp_taskgroup *g = omp_task_group(thr->task);
-        return g && atomic_load_explicit(&g->cancelled, memory_order_acquire);
-    }
+    if (which & CANCEL_TASKGROUP) return omp_group_cancelled(omp_cancel_group(thr->task));
     return false;
 }
 
@@ -875,7 +872,7 @@ OMP_EXPORT bool GOMP_cancel(int which, bool do_cancel)
         return true;
     }
     if (which & CANCEL_TASKGROUP) {
-        struct omp_taskgroup *g = omp_task_group(thr->task);
+        struct omp_taskgroup *g = omp_cancel_group(thr->task);
         if (!g) return false;
         atomic_store_explicit(&g->cancelled, 1, memory_order_release);
         return true;

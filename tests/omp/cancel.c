@@ -250,6 +250,61 @@ int main(void)
         CHECK(started >= 1 && started <= 8);
     }
 
+    /* tasks made after `cancel taskgroup` are discarded even when they
+     * would run at once (if(0)): the 6th of 10 cancels */
+    {
+        int ran = 0;
+#pragma omp parallel shared(ran)
+#pragma omp single
+#pragma omp taskgroup
+        for (int k = 0; k < 10; k++) {
+#pragma omp task if (0) firstprivate(k) shared(ran)
+            {
+                ran++;
+                if (k == 5) {
+#pragma omp cancel taskgroup
+                }
+            }
+        }
+        CHECK_EQ(ran, on ? 6 : 10);
+    }
+
+    /* in a loop with reduction(task, ...), `cancel taskgroup` binds to the
+     * user's taskgroup around the loop, not to the loop's own: the tasks
+     * that thread makes after the loop in that taskgroup are discarded */
+    {
+        long x = 0;
+        int after = 0, nth = 0;
+#pragma omp parallel shared(after, nth)
+        {
+#pragma omp single
+            nth = omp_get_num_threads();
+#pragma omp taskgroup
+            {
+#pragma omp for reduction(task, + : x)
+                for (int i = 0; i < 10; i++) {
+#pragma omp task in_reduction(+ : x) firstprivate(i)
+                    {
+                        x++;
+                        if (i == 0) {
+#pragma omp cancel taskgroup
+                        }
+                    }
+                }
+                for (int k = 0; k < 10; k++) {
+#pragma omp task shared(after)
+                    {
+#pragma omp atomic
+                        after++;
+                    }
+                }
+            }
+        }
+        CHECK(x <= 10);
+        if (on) CHECK(after <= 10 * (nth - 1)); /* the cancelling thread's taskgroup ran none */
+        else CHECK_EQ(after, 10 * nth);
+    }
+
     /* everything works normally afterwards */
     {
         int cnt = 0;

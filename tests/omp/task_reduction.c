@@ -162,6 +162,23 @@ static void worksharing(void)
     CHECK_EQ(f, 101L * nth);
 }
 
+/* A registration per level of recursion, 40 deep: each level's lookup
+ * holds the levels above (sized by their entries, not their tables). */
+static long deep(int d)
+{
+    long s = 0;
+#pragma omp taskgroup task_reduction(+ : s)
+    {
+#pragma omp task in_reduction(+ : s)
+        s += 1;
+        if (d > 0) {
+#pragma omp task in_reduction(+ : s) firstprivate(d)
+            s += deep(d - 1);
+        }
+    }
+    return s;
+}
+
 static void orphaned(void)
 {
     long x = 0;
@@ -181,6 +198,11 @@ int main(void)
         taskgroups();
         worksharing();
     }
+    long levels = 0;
+#pragma omp parallel
+#pragma omp single
+    levels = deep(40);
+    CHECK_EQ(levels, 41);
     orphaned();
     puts("task_reduction: ok");
     return 0;
