@@ -44,9 +44,9 @@
  * its team runs new ones at once (libgomp's cut-off, counted per queue). */
 #define CUTOFF_PER_THREAD 64
 /* Below this many in its own queue, a maker always queues a new task;
- * from there up to the cut-off, only while a thread of the team is idle
- * (see defer). */
+ * past it, QUEUE_PER_IDLE more per idle thread of its team (see defer). */
 #define QUEUE_KEEP 2
+#define QUEUE_PER_IDLE 4
 
 /* Field by field: the memset of the three-line struct took 4-7% of the
  * samples of nested_for_100 at 4 threads (perf). The queue link and the
@@ -520,7 +520,9 @@ void omp_task_idle(struct omp_thread *thr, bool idle)
 /* Whether a task thr makes now goes to its queue, or runs at once (which
  * OpenMP allows for any task). A few queued tasks are kept for threads
  * that will look for work; past those, tasks are queued only while a
- * thread of the team is idle, up to the cut-off. So when every thread is
+ * thread of the team is idle, a few per idle thread (one idle on the
+ * maker's own stream cannot run before the maker waits: it must not make
+ * the maker queue everything), up to the cut-off. So when every thread is
  * busy, a task costs a call, not a record, a queue and a hand-over; the
  * queued ones are the oldest, the largest of recursive work, and go to
  * the threads that steal. */
@@ -528,8 +530,9 @@ static inline bool defer(struct omp_thread *thr, struct omp_team *team)
 {
     long queued = atomic_load_explicit(&thr->tq.n, memory_order_relaxed);
     if (queued < QUEUE_KEEP) return true;
-    return queued <= (long)team->nthreads * CUTOFF_PER_THREAD &&
-           atomic_load_explicit(&team->idle, memory_order_relaxed) > 0;
+    long idle = atomic_load_explicit(&team->idle, memory_order_relaxed);
+    return idle > 0 && queued < QUEUE_KEEP + QUEUE_PER_IDLE * idle &&
+           queued <= (long)team->nthreads * CUTOFF_PER_THREAD;
 }
 
 /* ---------- entry points ---------- */
@@ -643,13 +646,26 @@ OMP_EXPORT void omp_fulfill_event(uintptr_t event)
 
 OMP_EXPORT void omp_fulfill_event_(intptr_t event) { omp_fulfill_event((uintptr_t)event); } /* Fortran, by value */
 
+/* fn on a copy of the arguments made by cpyfn (copy constructors), on
+ * this stack: out of line, so that the common case needs no frame for it. */
+static __attribute__((noinline)) void run_copy(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                                               long arg_size, long arg_align, const void *bounds, size_t bsize)
+{
+    char buf[arg_size + arg_align - 1];
+    char *args = (char *)(((uintptr_t)buf + (uintptr_t)arg_align - 1) & ~((uintptr_t)arg_align - 1));
+    cpyfn(args, data);
+    if (bsize) memcpy(args, bounds, bsize);
+    fn(args);
+}
+
 /* Run a task here and now (undeferred; included, when in a final task),
  * with a record on this stack: never queued, so the queue links and the
  * closure stay unset. With `bounds` (a taskloop's), its arguments get
  * those over their first bsize bytes. */
-static void run_included(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), void *data,
-                         void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool final, int priority,
-                         const void *bounds, size_t bsize)
+static inline __attribute__((always_inline)) void
+run_included(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), void *data,
+             void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool final, int priority, const void *bounds,
+             size_t bsize)
 {
     struct omp_task t;
     t.parent = parent;
@@ -668,37 +684,30 @@ static void run_included(struct omp_thread *thr, struct omp_task *parent, void (
     t.deps = NULL;
     t.dtab = NULL;
     thr->task = &t;
-    if (cpyfn) {
-        char buf[arg_size + arg_align - 1];
-        char *args = (char *)(((uintptr_t)buf + (uintptr_t)arg_align - 1) & ~((uintptr_t)arg_align - 1));
-        cpyfn(args, data);
-        if (bsize) memcpy(args, bounds, bsize);
-        fn(args);
+    if (omp_unlikely(cpyfn != NULL)) {
+        run_copy(fn, data, cpyfn, arg_size, arg_align, bounds, bsize);
     } else {
         if (bsize) memcpy(data, bounds, bsize); /* the caller's block, made for this call (as libgomp) */
         fn(data);
     }
-    omp_depend_table_free(&t); /* the table's references on its children go first */
+    if (t.dtab) omp_depend_table_free(&t); /* the table's references on its children go first */
     /* Records of its deferred children point at it: they go before it does. */
     if (t.ref_credit) atomic_fetch_sub_explicit(&t.refs, t.ref_credit, memory_order_acq_rel);
     if (t.team && atomic_load_explicit(&t.refs, memory_order_acquire) > 1) wait_for(thr, &t.refs, 1);
     thr->task = parent;
 }
 
-OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
-                          long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
-                          void *detach)
+/* GOMP_task's rarer cases: cancellation on, depend, detach. */
+static __attribute__((noinline)) void task_special(struct omp_thread *thr, void (*fn)(void *), void *data,
+                                                   void (*cpyfn)(void *, void *), long arg_size, long arg_align,
+                                                   bool if_clause, unsigned flags, void **depend, int priority,
+                                                   void *detach)
 {
-    struct omp_thread *thr = omp_self();
     struct omp_task *parent = thr->task;
     struct omp_team *team = thr->team;
-    if (omp_unlikely(omp_g.cancel) && omp_task_discarded(thr)) return; /* not even made */
+    if (omp_g.cancel && omp_task_discarded(thr)) return; /* not even made */
     bool final = (flags & TASK_FINAL) || parent->final;
-    if (!(flags & TASK_PRIORITY) || priority < 0) priority = 0;
-    if (priority > omp_g.max_task_priority) priority = omp_g.max_task_priority;
-    if (arg_align < 1) arg_align = 1;
     bool alone = parent->final || !team || team->nthreads == 1;
-
     /* Dependences are tracked in a team of one too: a detached sibling
      * may have run and still not be complete. */
     if ((flags & TASK_DEPEND) && depend && !parent->final && team) {
@@ -720,6 +729,28 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
         return;
     }
     if (!if_clause || alone || !defer(thr, team)) {
+        run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0);
+        return;
+    }
+    enqueue(thr, team, task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, false));
+}
+
+OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+                          long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
+                          void *detach)
+{
+    struct omp_thread *thr = omp_self();
+    if (!(flags & TASK_PRIORITY) || priority < 0) priority = 0;
+    if (priority > omp_g.max_task_priority) priority = omp_g.max_task_priority;
+    if (arg_align < 1) arg_align = 1;
+    if (omp_unlikely((flags & (TASK_DEPEND | TASK_DETACH)) || omp_g.cancel)) {
+        task_special(thr, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
+        return;
+    }
+    struct omp_task *parent = thr->task;
+    struct omp_team *team = thr->team;
+    bool final = (flags & TASK_FINAL) || parent->final;
+    if (!if_clause || parent->final || !team || team->nthreads == 1 || !defer(thr, team)) {
         run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0);
         return;
     }
