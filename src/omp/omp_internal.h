@@ -340,6 +340,11 @@ struct omp_team {
     int dissolve;                   /* with the next start_gen: the workers leave */
     int bind;                       /* the proc_bind policy its threads were placed by */
     uintptr_t *task_reductions;     /* parallel reduction(task, ...): gcc's descriptor (taskred.c) */
+    /* thread-limit-var counts the threads of a contention group (team.c):
+     * kept in its level-0 team; a nested team notes what it added. */
+    _Atomic unsigned long cg_busy;
+    struct omp_team *cg_root;       /* the level-0 team it added cg_added to */
+    unsigned long cg_added;
     /* team barrier */
     _Atomic unsigned bar_arrived __attribute__((aligned(OMP_CACHE_LINE)));
     _Atomic uint32_t bar_gen;

@@ -740,21 +740,26 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
                           void *detach)
 {
     struct omp_thread *thr = omp_self();
-    if (!(flags & TASK_PRIORITY) || priority < 0) priority = 0;
-    if (priority > omp_g.max_task_priority) priority = omp_g.max_task_priority;
     if (arg_align < 1) arg_align = 1;
+    if (omp_unlikely(flags & TASK_PRIORITY)) {
+        if (priority < 0) priority = 0;
+        if (priority > omp_g.max_task_priority) priority = omp_g.max_task_priority;
+    } else {
+        priority = 0;
+    }
     if (omp_unlikely((flags & (TASK_DEPEND | TASK_DETACH)) || omp_g.cancel)) {
         task_special(thr, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
         return;
     }
     struct omp_task *parent = thr->task;
     struct omp_team *team = thr->team;
-    bool final = (flags & TASK_FINAL) || parent->final;
     if (!if_clause || parent->final || !team || team->nthreads == 1 || !defer(thr, team)) {
-        run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0);
+        run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, (flags & TASK_FINAL) || parent->final,
+                     priority, NULL, 0);
         return;
     }
-    enqueue(thr, team, task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, false));
+    enqueue(thr, team, task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, flags & TASK_FINAL, priority,
+                                 NULL, false));
 }
 
 void omp_task_loop_one(struct omp_thread *thr, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),

@@ -149,16 +149,53 @@ void omp_team_event(struct omp_team *t)
 
 /* ---------- parallel regions ---------- */
 
-static unsigned resolve_nthreads(struct omp_thread *thr, unsigned specified)
+/* The team size of a region thr encounters. thread-limit-var bounds the
+ * threads of the whole contention group, nested teams included: the
+ * group's level-0 team counts them (as libgomp does: an outermost region
+ * sets the count, a nested one adds its extra threads and takes them back
+ * at its end, region_limit_end). */
+struct cg_claim {
+    struct omp_team *root; /* the group's level-0 team, when a nested team counted itself there */
+    unsigned long added;
+};
+
+static unsigned resolve_nthreads(struct omp_thread *thr, unsigned specified, struct cg_claim *claim)
 {
     struct omp_icv *icv = &thr->task->icv;
     unsigned active = thr->team ? thr->team->active_level : 0;
+    claim->root = NULL;
+    claim->added = 0;
     if (specified == 1) return 1;
     if (active >= (unsigned)icv->max_active_levels) return 1;
     unsigned n = specified ? specified : icv->nthreads;
     if (icv->dyn && n > (unsigned)omp_g.num_procs) n = (unsigned)omp_g.num_procs;
     if (n > icv->thread_limit) n = icv->thread_limit;
-    return n ? n : 1;
+    if (n <= 1) return 1;
+    if (icv->thread_limit == UINT_MAX || !thr->team) return n;
+    struct omp_team *cg = thr->team;
+    while (cg->level > 0 && cg->parent) cg = cg->parent;
+    if (thr->team == cg) { /* outermost: the group is this team */
+        atomic_store_explicit(&cg->cg_busy, n, memory_order_relaxed);
+        return n;
+    }
+    unsigned long busy = atomic_load_explicit(&cg->cg_busy, memory_order_relaxed), want;
+    do {
+        unsigned long left = icv->thread_limit > busy ? icv->thread_limit - busy + 1 : 1;
+        want = n < left ? n : left;
+    } while (!atomic_compare_exchange_weak_explicit(&cg->cg_busy, &busy, busy + want - 1, memory_order_relaxed,
+                                                    memory_order_relaxed));
+    claim->root = cg;
+    claim->added = want - 1;
+    return (unsigned)want;
+}
+
+/* The end of a nested region: its extra threads leave the group's count. */
+static void region_limit_end(struct omp_team *t)
+{
+    if (t->cg_root && t->cg_added)
+        atomic_fetch_sub_explicit(&t->cg_root->cg_busy, t->cg_added, memory_order_relaxed);
+    t->cg_root = NULL;
+    t->cg_added = 0;
 }
 
 /* Where thread i of a team sits among the places (for the affinity
@@ -357,8 +394,9 @@ static void team_dissolve(struct omp_team *t)
  * over the streams from enc's own onwards). With `setup`, the team's
  * first work-sharing region is set up and entered by every thread before
  * any runs (combined constructs). The caller continues as thread 0. */
-static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, void (*fn)(void *), void *data,
-                                     int bind_clause, omp_ws_setup_fn setup, void *arg, uintptr_t *reductions)
+static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, const struct cg_claim *claim,
+                                     void (*fn)(void *), void *data, int bind_clause, omp_ws_setup_fn setup, void *arg,
+                                     uintptr_t *reductions)
 {
     struct omp_team *t = enc->hot;
     /* Bound threads stay on their streams: a team placed otherwise is not reused. */
@@ -377,6 +415,8 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, void (*
     }
     t->bind = bind;
     team_prepare(t, enc, fn, data, bind_clause, reductions);
+    t->cg_root = claim->root;
+    t->cg_added = claim->added;
     if (setup) {
         struct omp_ws *ws = &t->ws[0];
         setup(ws, n, arg);
@@ -418,14 +458,16 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, void (*
 static void region_end(struct omp_thread *thr)
 {
     region_finish(thr);
+    region_limit_end(thr->team);
     self_set(thr->saved);
 }
 
 OMP_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
 {
     struct omp_thread *enc = omp_self();
-    struct omp_team *t =
-        region_begin(enc, resolve_nthreads(enc, num_threads), fn, data, (int)(flags & 7), NULL, NULL, NULL);
+    struct cg_claim claim;
+    unsigned n = resolve_nthreads(enc, num_threads, &claim);
+    struct omp_team *t = region_begin(enc, n, &claim, fn, data, (int)(flags & 7), NULL, NULL, NULL);
     fn(data);
     region_end(t->threads[0]);
 }
@@ -437,10 +479,11 @@ OMP_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threa
 OMP_EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
 {
     struct omp_thread *enc = omp_self();
-    unsigned n = resolve_nthreads(enc, num_threads);
+    struct cg_claim claim;
+    unsigned n = resolve_nthreads(enc, num_threads, &claim);
     uintptr_t *red = *(uintptr_t **)data;
     omp_reductions_register(red, NULL, n);
-    struct omp_team *t = region_begin(enc, n, fn, data, (int)(flags & 7), NULL, NULL, red);
+    struct omp_team *t = region_begin(enc, n, &claim, fn, data, (int)(flags & 7), NULL, NULL, red);
     fn(data);
     region_end(t->threads[0]);
     return n;
@@ -450,8 +493,9 @@ void omp_parallel_ws(void (*fn)(void *), void *data, unsigned num_threads, unsig
                      void *arg, bool start_only)
 {
     struct omp_thread *enc = omp_self();
-    struct omp_team *t =
-        region_begin(enc, resolve_nthreads(enc, num_threads), fn, data, (int)(flags & 7), setup, arg, NULL);
+    struct cg_claim claim;
+    unsigned n = resolve_nthreads(enc, num_threads, &claim);
+    struct omp_team *t = region_begin(enc, n, &claim, fn, data, (int)(flags & 7), setup, arg, NULL);
     if (start_only) return;
     fn(data);
     region_end(t->threads[0]);
@@ -461,7 +505,9 @@ void omp_parallel_ws(void (*fn)(void *), void *data, unsigned num_threads, unsig
 OMP_EXPORT void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)
 {
     struct omp_thread *enc = omp_self();
-    region_begin(enc, resolve_nthreads(enc, num_threads), fn, data, 0, NULL, NULL, NULL);
+    struct cg_claim claim;
+    unsigned n = resolve_nthreads(enc, num_threads, &claim);
+    region_begin(enc, n, &claim, fn, data, 0, NULL, NULL, NULL);
 }
 
 OMP_EXPORT void GOMP_parallel_end(void)
