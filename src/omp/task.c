@@ -724,8 +724,11 @@ static __attribute__((noinline)) void task_special(struct omp_thread *thr, void 
     if (flags & TASK_DETACH) { /* its record outlives its body: never on the stack */
         bool cut = alone || atomic_load_explicit(&thr->tq.n, memory_order_relaxed) >
                                 (long)team->nthreads * CUTOFF_PER_THREAD;
-        task_heap(thr, parent, fn, data, cpyfn, arg_size, arg_align, !if_clause || cut, !if_clause, final, priority,
-                  NULL, false, detach);
+        /* An included one (in a final task) holds its maker until it is
+         * complete, as an if(0) one does: its later siblings ignore
+         * dependences, every earlier one being complete. */
+        task_heap(thr, parent, fn, data, cpyfn, arg_size, arg_align, !if_clause || cut, !if_clause || parent->final,
+                  final, priority, NULL, false, detach);
         return;
     }
     if (!if_clause || alone || !defer(thr, team)) {

@@ -37,6 +37,23 @@ static void *fulfil_later(void *arg)
     return NULL;
 }
 
+/* A task detached with depend(out: x), fulfilled late by a plain thread,
+ * then a task with depend(in: x) that notes (fulfilled * 10 + x) in *seen:
+ * 11 when the dependant waited for the fulfilment. */
+static void detached_then_dependant(int *x, int *fulfilled, int *seen)
+{
+    omp_event_handle_t ev = (omp_event_handle_t)0;
+    struct late l = {&ev, fulfilled};
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, fulfil_later, &l) == 0);
+#pragma omp task detach(ev) depend(out : x[0])
+    *x = 1;
+#pragma omp task depend(in : x[0])
+    *seen = __atomic_load_n(fulfilled, __ATOMIC_SEQ_CST) * 10 + *x;
+#pragma omp taskwait
+    pthread_join(th, NULL);
+}
+
 static void by_plain_thread(int deferred)
 {
     int flag = 0;
@@ -84,16 +101,21 @@ int main(void)
 #pragma omp parallel
 #pragma omp single
     {
-        omp_event_handle_t ev = (omp_event_handle_t)0;
-        struct late l = {&ev, &fulfilled};
-        CHECK(pthread_create(&th, NULL, fulfil_later, &l) == 0);
-#pragma omp task detach(ev) depend(out : x) shared(x)
-        x = 1;
-#pragma omp task depend(in : x) shared(x, fulfilled, seen)
-        seen = __atomic_load_n(&fulfilled, __ATOMIC_SEQ_CST) * 10 + x;
+        detached_then_dependant(&x, &fulfilled, &seen);
 #pragma omp taskwait
-        pthread_join(th, NULL);
     }
+    CHECK_EQ(seen, 11);
+
+    /* In a final task (its children included): a detached child holds its
+     * maker until a plain thread fulfils it, so a later sibling reading
+     * what it wrote, with a dependence on it, sees it fulfilled. */
+    fulfilled = 0;
+    seen = -1;
+    x = 0;
+#pragma omp parallel
+#pragma omp single
+#pragma omp task final(1) shared(x, fulfilled, seen)
+    detached_then_dependant(&x, &fulfilled, &seen);
     CHECK_EQ(seen, 11);
 
     /* Fulfilled by a plain thread: taskwait waits for it, and an
