@@ -22,7 +22,8 @@
  * predecessors, running tasks meanwhile, and then runs. A detached task
  * (`detach`) completes when its body has ended and its event is
  * fulfilled (omp_fulfill_event), whichever is last; its record is never
- * on the stack, and only an `if(0)` one holds its maker until then. */
+ * on the stack, and only an `if(0)` or included one holds its maker until
+ * then. */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdio.h>
