@@ -31,15 +31,27 @@ void omp_lock_init_impl(void *lock) { atomic_store_explicit((_Atomic uint32_t *)
 
 void omp_lock_destroy_impl(void *lock) { (void)lock; }
 
-void omp_lock_set_impl(void *lock) { omp_word_lock(lock); }
+void omp_lock_set_impl(void *lock)
+{
+    omp_word_lock(lock);
+    omp_held_take();
+}
 
 void omp_lock_unset_impl(void *lock)
 {
     /* unsetting a free lock is undefined; leave it free rather than wake no one */
-    if (atomic_load_explicit((_Atomic uint32_t *)lock, memory_order_relaxed)) omp_word_unlock(lock);
+    if (atomic_load_explicit((_Atomic uint32_t *)lock, memory_order_relaxed)) {
+        omp_held_give();
+        omp_word_unlock(lock);
+    }
 }
 
-int omp_lock_test_impl(void *lock) { return omp_word_trylock(lock); }
+int omp_lock_test_impl(void *lock)
+{
+    if (!omp_word_trylock(lock)) return 0;
+    omp_held_take();
+    return 1;
+}
 
 /* ---------- nestable locks ---------- */
 
@@ -56,6 +68,7 @@ static void nest_init(struct nest_lock *l)
  * enough: the word lock orders everything else. */
 static void nest_set(struct nest_lock *l, void *me)
 {
+    omp_held_take();
     if (owner_of(l) == me) {
         l->count++;
         return;
@@ -68,6 +81,7 @@ static void nest_set(struct nest_lock *l, void *me)
 static void nest_unset(struct nest_lock *l, void *me)
 {
     if (owner_of(l) != me || l->count <= 0) return; /* not ours: undefined, ignored */
+    omp_held_give();
     if (--l->count == 0) {
         __atomic_store_n(&l->owner, NULL, __ATOMIC_RELAXED);
         omp_word_unlock(&l->word);
@@ -76,8 +90,12 @@ static void nest_unset(struct nest_lock *l, void *me)
 
 static int nest_test(struct nest_lock *l, void *me)
 {
-    if (owner_of(l) == me) return ++l->count;
+    if (owner_of(l) == me) {
+        omp_held_take();
+        return ++l->count;
+    }
     if (!omp_word_trylock(&l->word)) return 0;
+    omp_held_take();
     __atomic_store_n(&l->owner, me, __ATOMIC_RELAXED);
     l->count = 1;
     return 1;

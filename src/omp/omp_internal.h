@@ -248,6 +248,7 @@ struct omp_thread {
     int stream;                     /* a worker: the rank of the stream its ULT runs on */
     bool holds;                     /* it holds that stream (own streams, or rescued) */
     bool idle;                      /* counted in its team's idle threads (task.c) */
+    int locks_held;                 /* locks and critical regions it holds: its tasks are queued (task.c) */
     _Atomic unsigned idle_region;   /* a worker: the last region of its team it is done with */
     struct omp_taskq tq __attribute__((aligned(OMP_CACHE_LINE))); /* its deferred tasks */
     /* task records of one size (task.c): freed by itself, and by others */
@@ -283,6 +284,15 @@ static inline struct omp_thread *omp_self(void)
 /* Around a call that may switch ULTs. */
 static inline struct omp_thread *omp_self_keep(void) { return omp_tls_self; }
 static inline void omp_self_restore(struct omp_thread *t) { omp_tls_self = t; }
+/* A lock or critical region taken / given back by the calling thread
+ * (lock.c, sync.c): while it holds one, the tasks it makes are queued,
+ * not run at once, as libgomp below its cut-off (task.c, defer). */
+static inline void omp_held_take(void) { omp_self()->locks_held++; }
+static inline void omp_held_give(void)
+{
+    struct omp_thread *t = omp_self();
+    if (t->locks_held > 0) t->locks_held--;
+}
 /* The calling thread's current ICVs (its current task's). */
 static inline struct omp_icv *omp_icv(void) { return &omp_self()->task->icv; }
 

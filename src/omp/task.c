@@ -108,6 +108,19 @@ static struct omp_task *rec_alloc(struct omp_thread *thr)
     return t;
 }
 
+/* The common cases inline: a record of thr's own list, and one going back
+ * to it (its owner) while the list has room. */
+static inline struct omp_task *rec_take(struct omp_thread *thr)
+{
+    struct omp_task *t = thr->rec_free;
+    if (omp_likely(t != NULL)) {
+        thr->rec_free = t->next;
+        thr->rec_n--;
+        return t;
+    }
+    return rec_alloc(thr);
+}
+
 /* Push the list first..last on owner's remote stack. */
 static void rec_push_remote(struct omp_thread *owner, struct omp_task *first, struct omp_task *last)
 {
@@ -160,6 +173,18 @@ static void rec_release(struct omp_task *t)
     }
     me->rfree_head = t;
     if (++me->rfree_n >= RFREE_BATCH) rfree_flush(me);
+}
+
+/* t is one of thr's records (REC_OWNER), freed by thr. */
+static inline void rec_give(struct omp_thread *thr, struct omp_task *t)
+{
+    if (omp_likely(thr->rec_n < REC_KEEP)) {
+        t->next = thr->rec_free;
+        thr->rec_free = t;
+        thr->rec_n++;
+        return;
+    }
+    rec_release(t);
 }
 
 void omp_task_records_free(struct omp_thread *thr)
@@ -527,10 +552,15 @@ void omp_task_idle(struct omp_thread *thr, bool idle)
  * busy, a task costs a call, not a record, a queue and a hand-over; the
  * queued ones are the oldest, the largest of recursive work, and go to
  * the threads that steal. */
-static inline bool defer(struct omp_thread *thr, struct omp_team *team)
+static inline bool defer(struct omp_thread *thr, struct omp_team *team, int priority)
 {
     long queued = atomic_load_explicit(&thr->tq.n, memory_order_relaxed);
     if (queued < QUEUE_KEEP) return true;
+    /* A task with a priority waits its turn among the queued ones; one made
+     * while its maker holds a lock or is in a critical region might want
+     * it too (libgomp queues such tasks, below its cut-off): both are
+     * queued like every task until the cut-off. */
+    if (priority > 0 || thr->locks_held > 0) return queued <= (long)team->nthreads * CUTOFF_PER_THREAD;
     long idle = atomic_load_explicit(&team->idle, memory_order_relaxed);
     return idle > 0 && queued < QUEUE_KEEP + QUEUE_PER_IDLE * idle &&
            queued <= (long)team->nthreads * CUTOFF_PER_THREAD;
@@ -698,6 +728,58 @@ run_included(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *)
     thr->task = parent;
 }
 
+/* Run a task here and now with a record of its own (one of this thread's
+ * pooled records; the arguments stay the caller's unless copied): its
+ * deferred children may outlive it, holding references on its record,
+ * and its maker goes on as soon as its body ends, as OpenMP has it. (A
+ * task whose record is on the stack must wait for its children's records
+ * to go, and so for a child that waits for something its maker does
+ * after: a detached child fulfilled later, a lock the maker takes.) Used
+ * for every task run at once except those included in a final task,
+ * whose descendants are all included too and leave no record behind. */
+static inline __attribute__((always_inline)) void
+run_now(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), void *data,
+        void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool final, int priority, const void *bounds,
+        size_t bsize)
+{
+    struct omp_task *t = rec_take(thr);
+    t->pooled = 1;
+    t->parent = parent;
+    t->group = omp_task_group(parent);
+    t->taskgroup = NULL;
+    t->icv = parent->icv;
+    atomic_store_explicit(&t->children, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
+    atomic_store_explicit(&t->detach_parts, 0, memory_order_relaxed);
+    t->child_credit = t->ref_credit = 0;
+    t->is_explicit = 1;
+    t->final = final;
+    t->undeferred = 0;
+    t->priority = priority;
+    t->team = thr->team;
+    t->deps = NULL;
+    t->dtab = NULL;
+    t->maker_refs = 0;
+    thr->task = t;
+    if (omp_unlikely(cpyfn != NULL)) {
+        run_copy(fn, data, cpyfn, arg_size, arg_align, bounds, bsize);
+    } else {
+        if (bsize) memcpy(data, bounds, bsize); /* the caller's block, made for this call (as libgomp) */
+        fn(data);
+    }
+    if (t->dtab) omp_depend_table_free(t); /* the table's references on its children go first */
+    thr->task = parent;
+    /* No child record left (none made, or all gone): nobody else can
+     * reach the record. Else it lives on, and holds its parent meanwhile
+     * (whose record a queued descendant may walk through). */
+    if (omp_likely(t->ref_credit == 0 && atomic_load_explicit(&t->refs, memory_order_acquire) == 1)) {
+        rec_give(thr, t); /* taken from thr's records on this thread, which a ULT of weft-omp never leaves here */
+        return;
+    }
+    if (parent->is_explicit || parent->undeferred) credit_take(&parent->refs, &parent->ref_credit);
+    task_unref(t, 1 + t->ref_credit); /* its body's reference, and what it counted ahead */
+}
+
 /* GOMP_task's rarer cases: cancellation on, depend, detach. */
 static __attribute__((noinline)) void task_special(struct omp_thread *thr, void (*fn)(void *), void *data,
                                                    void (*cpyfn)(void *, void *), long arg_size, long arg_align,
@@ -708,7 +790,7 @@ static __attribute__((noinline)) void task_special(struct omp_thread *thr, void 
     struct omp_team *team = thr->team;
     if (omp_g.cancel && omp_task_discarded(thr)) return; /* not even made */
     bool final = (flags & TASK_FINAL) || parent->final;
-    bool alone = parent->final || !team || team->nthreads == 1;
+    bool alone = parent->final || !team || (team->nthreads == 1 && !thr->locks_held);
     /* Dependences are tracked in a team of one too: a detached sibling
      * may have run and still not be complete. */
     if ((flags & TASK_DEPEND) && depend && !parent->final && team) {
@@ -732,8 +814,12 @@ static __attribute__((noinline)) void task_special(struct omp_thread *thr, void 
                   final, priority, NULL, false, detach);
         return;
     }
-    if (!if_clause || alone || !defer(thr, team)) {
+    if (parent->final) {
         run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0);
+        return;
+    }
+    if (!if_clause || alone || !defer(thr, team, priority)) {
+        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0);
         return;
     }
     enqueue(thr, team, task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, false));
@@ -757,9 +843,12 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     }
     struct omp_task *parent = thr->task;
     struct omp_team *team = thr->team;
-    if (!if_clause || parent->final || !team || team->nthreads == 1 || !defer(thr, team)) {
-        run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, (flags & TASK_FINAL) || parent->final,
-                     priority, NULL, 0);
+    if (omp_unlikely(parent->final)) {
+        run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, true, priority, NULL, 0);
+        return;
+    }
+    if (!if_clause || !team || (team->nthreads == 1 && !thr->locks_held) || !defer(thr, team, priority)) {
+        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, flags & TASK_FINAL, priority, NULL, 0);
         return;
     }
     enqueue(thr, team, task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, flags & TASK_FINAL, priority,
@@ -774,8 +863,12 @@ void omp_task_loop_one(struct omp_thread *thr, void (*fn)(void *), void *data, v
     struct omp_team *team = thr->team;
     final = final || parent->final;
     if (arg_align < 1) arg_align = 1;
-    if (!if_clause || parent->final || !team || team->nthreads == 1 || !defer(thr, team)) {
+    if (parent->final) {
         run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize);
+        return;
+    }
+    if (!if_clause || !team || (team->nthreads == 1 && !thr->locks_held) || !defer(thr, team, priority)) {
+        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize);
         return;
     }
     struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, false);

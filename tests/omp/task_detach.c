@@ -118,6 +118,38 @@ int main(void)
     detached_then_dependant(&x, &fulfilled, &seen);
     CHECK_EQ(seen, 11);
 
+    /* A task made after 8 queued siblings (it may run at once on its
+     * maker's stack) makes a detached child that its maker fulfils after a
+     * taskwait: the task completes when its body ends, without waiting
+     * for that child. */
+    for (int rep = 0; rep < 20; rep++) {
+        int child_ran = 0, sib = 0;
+#pragma omp parallel shared(child_ran, sib)
+#pragma omp single
+        {
+            omp_event_handle_t ev = (omp_event_handle_t)0;
+            for (int k = 0; k < 8; k++) {
+#pragma omp task shared(sib)
+                {
+#pragma omp atomic
+                    sib++;
+                }
+            }
+#pragma omp task shared(ev, child_ran)
+            {
+#pragma omp task detach(ev) shared(child_ran)
+                {
+#pragma omp atomic
+                    child_ran++;
+                }
+            }
+#pragma omp taskwait
+            omp_fulfill_event(ev);
+        }
+        CHECK_EQ(child_ran, 1);
+        CHECK_EQ(sib, 8);
+    }
+
     /* Fulfilled by a plain thread: taskwait waits for it, and an
      * undeferred (if(0)) one holds its maker until then. */
     by_plain_thread(1);

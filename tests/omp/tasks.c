@@ -14,7 +14,11 @@
  *    (grandchildren included);
  *  - taskyield returns and the tasks still complete;
  *  - a barrier and the end of the parallel region complete all tasks;
- *  - tasks in nested teams run in their own team.
+ *  - tasks in nested teams run in their own team;
+ *  - tasks made while their maker holds a lock, a nestable lock or a
+ *    critical region that the tasks take too (libgomp queues them below
+ *    its cut-off: they must not run at once on the maker's stack and wait
+ *    for it), with tasks queued before them or not.
  */
 #include <stdalign.h>
 #include <stdint.h>
@@ -38,8 +42,74 @@ static void mk_children(int depth, int *counter)
     }
 }
 
+/* In a function: gcc refuses a critical nested in one of its own name in
+ * the same body, which the task would be. */
+static void held_inc(long *c)
+{
+#pragma omp critical(held)
+    (*c)++;
+}
+
+/* Tasks that each take what their maker holds while making them; 48 at
+ * most pending at once (libgomp runs tasks at once past 64 per thread,
+ * and would then wait for ever too). */
+static void held_while_made(int queued_before)
+{
+    omp_lock_t l;
+    omp_nest_lock_t nl;
+    omp_init_lock(&l);
+    omp_init_nest_lock(&nl);
+    long a = 0, b = 0, c = 0, q = 0;
+#pragma omp parallel shared(a, b, c, q, l, nl)
+#pragma omp single
+    {
+        for (int k = 0; k < queued_before; k++) {
+#pragma omp task shared(q)
+            {
+#pragma omp atomic
+                q++;
+            }
+        }
+        omp_set_lock(&l);
+        for (int i = 0; i < 40; i++) {
+#pragma omp task shared(a, l)
+            {
+                omp_set_lock(&l);
+                a++;
+                omp_unset_lock(&l);
+            }
+        }
+        omp_unset_lock(&l);
+#pragma omp taskwait
+        omp_set_nest_lock(&nl);
+        for (int i = 0; i < 40; i++) {
+#pragma omp task shared(b, nl)
+            {
+                omp_set_nest_lock(&nl);
+                b++;
+                omp_unset_nest_lock(&nl);
+            }
+        }
+        omp_unset_nest_lock(&nl);
+#pragma omp taskwait
+#pragma omp critical(held)
+        for (int i = 0; i < 40; i++) {
+#pragma omp task shared(c)
+            held_inc(&c);
+        }
+    }
+    CHECK_EQ(a, 40);
+    CHECK_EQ(b, 40);
+    CHECK_EQ(c, 40);
+    CHECK_EQ(q, queued_before);
+    omp_destroy_lock(&l);
+    omp_destroy_nest_lock(&nl);
+}
+
 int main(void)
 {
+    held_while_made(0);
+    held_while_made(8);
     int nthr = 1;
     /* many tasks from single */
 #pragma omp parallel shared(nthr)
