@@ -189,14 +189,23 @@ static void crowding_update(void)
     if (g_policy == WEFT_WAIT_HYBRID) weft_set_wait_policy(WEFT_WAIT_HYBRID, now ? 0 : g_spin_us);
 }
 
+/* Worker i's stream, spreading from the encountering thread's stream
+ * `first`. A plain thread (first < 0) is on no stream, and stream 0 runs
+ * only while the program's main thread is inside the runtime (it may be
+ * blocked in pthread_join): its workers go to the other streams. */
 static int spread(int place, unsigned i, int first)
 {
+    int lo = 0, n = g_base;
+    if (first < 0) {
+        if (g_base > 1) lo = 1, n = g_base - 1;
+        first = 0;
+    }
     if (g_bound && place >= 0 && place < omp_g.num_places)
-        for (int k = 0; k < g_base; k++) {
-            int s = (int)((unsigned)first + i + (unsigned)k) % g_base;
+        for (int k = 0; k < n; k++) {
+            int s = lo + (int)(((unsigned)first + i + (unsigned)k) % (unsigned)n);
             if (g_stream_cpu[s] >= 0 && place_has(place, g_stream_cpu[s])) return s;
         }
-    return (int)(((unsigned)first + i) % (unsigned)g_base);
+    return lo + (int)(((unsigned)first + i) % (unsigned)n);
 }
 
 int omp_stream_pick(int place, unsigned i, int first, unsigned outer, bool *held)
@@ -214,12 +223,12 @@ int omp_stream_pick(int place, unsigned i, int first, unsigned outer, bool *held
          * level's ULTs on the outer thread that meets it ([LWT-PM]
          * section 4.5). */
         if (first >= 0 && first < g_base && outer >= (unsigned)g_base && !g_bound) return first;
-        return spread(place, i, first < 0 ? 0 : first);
+        return spread(place, i, first);
     }
     pthread_mutex_lock(&g_lock);
     int s = take_free(place);
     /* Past MAX_STREAMS, or no memory for another stream: share one. */
-    if (s < 0) s = spread(place, i, first < 0 ? 0 : first % g_base);
+    if (s < 0) s = spread(place, i, first < 0 ? first : first % g_base);
     g_held[s]++;
     g_held_total++;
     crowding_update();

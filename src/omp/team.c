@@ -434,7 +434,7 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, const s
         }
     } else if (n > 1) {
         struct omp_thread *me = omp_self_keep();
-        int first = 0;
+        int first = -1; /* a plain thread: on no stream */
         weft_xstream xs;
         if (weft_xstream_self(&xs) == WEFT_OK) weft_xstream_rank(xs, &first);
         unsigned outer = enc->team && enc->team->active_level ? enc->team->nthreads : 0;
