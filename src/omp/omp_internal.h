@@ -367,13 +367,14 @@ struct omp_team {
      * are in their creators' queues, struct omp_taskq) */
     _Atomic uint32_t task_lock __attribute__((aligned(OMP_CACHE_LINE)));
     struct omp_task *queue_head, *queue_tail;
-    _Atomic long prio_queued;
     _Atomic int desc_waiters;       /* threads waiting for their task's descendants (task.c) */
     /* Threads looking for any task and finding none (a barrier, the end of
      * the region): while there are some, makers queue their tasks for them
      * rather than run them at once (task.c). Read at every task made,
-     * written only when a thread turns idle or busy: a line of its own. */
+     * written only when a thread turns idle or busy: a line of its own,
+     * with the count of the priority queue, read there too. */
     _Atomic int idle __attribute__((aligned(OMP_CACHE_LINE)));
+    _Atomic long prio_queued;       /* tasks in the priority queue (queue_head) */
     /* explicit tasks of the team not yet complete, + the threads' credit:
      * written as tasks complete, away from what a task's maker reads */
     _Atomic long pending __attribute__((aligned(OMP_CACHE_LINE)));

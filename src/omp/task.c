@@ -556,14 +556,29 @@ static inline bool defer(struct omp_thread *thr, struct omp_team *team, int prio
 {
     long queued = atomic_load_explicit(&thr->tq.n, memory_order_relaxed);
     if (queued < QUEUE_KEEP) return true;
-    /* A task with a priority waits its turn among the queued ones; one made
-     * while its maker holds a lock or is in a critical region might want
-     * it too (libgomp queues such tasks, below its cut-off): both are
-     * queued like every task until the cut-off. */
-    if (priority > 0 || thr->locks_held > 0) return queued <= (long)team->nthreads * CUTOFF_PER_THREAD;
+    /* A task with a priority waits its turn among the queued ones, and so
+     * does any task while tasks with a priority wait; one made while its
+     * maker holds a lock or is in a critical region might want it too
+     * (libgomp queues such tasks, below its cut-off): these are queued
+     * like every task until the cut-off. */
+    if (priority > 0 || thr->locks_held > 0 || atomic_load_explicit(&team->prio_queued, memory_order_relaxed) > 0)
+        return queued <= (long)team->nthreads * CUTOFF_PER_THREAD;
     long idle = atomic_load_explicit(&team->idle, memory_order_relaxed);
     return idle > 0 && queued < QUEUE_KEEP + QUEUE_PER_IDLE * idle &&
            queued <= (long)team->nthreads * CUTOFF_PER_THREAD;
+}
+
+/* Whether a task made now by thr runs at once. A team of one runs its
+ * tasks at once, but for what needs the queue there too: while the maker
+ * holds a lock, and tasks with a priority (and any task while those wait),
+ * which run in priority order at the next scheduling point, as libgomp
+ * orders them below its cut-off. */
+static inline bool at_once(struct omp_thread *thr, struct omp_team *team, int priority)
+{
+    if (team->nthreads == 1 && !thr->locks_held && priority == 0 &&
+        atomic_load_explicit(&team->prio_queued, memory_order_relaxed) == 0)
+        return true;
+    return !defer(thr, team, priority);
 }
 
 /* ---------- entry points ---------- */
@@ -818,7 +833,7 @@ static __attribute__((noinline)) void task_special(struct omp_thread *thr, void 
         run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0);
         return;
     }
-    if (!if_clause || alone || !defer(thr, team, priority)) {
+    if (!if_clause || !team || at_once(thr, team, priority)) {
         run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0);
         return;
     }
@@ -847,7 +862,7 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
         run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, true, priority, NULL, 0);
         return;
     }
-    if (!if_clause || !team || (team->nthreads == 1 && !thr->locks_held) || !defer(thr, team, priority)) {
+    if (!if_clause || !team || at_once(thr, team, priority)) {
         run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, flags & TASK_FINAL, priority, NULL, 0);
         return;
     }
@@ -867,7 +882,7 @@ void omp_task_loop_one(struct omp_thread *thr, void (*fn)(void *), void *data, v
         run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize);
         return;
     }
-    if (!if_clause || !team || (team->nthreads == 1 && !thr->locks_held) || !defer(thr, team, priority)) {
+    if (!if_clause || !team || at_once(thr, team, priority)) {
         run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize);
         return;
     }

@@ -5,7 +5,11 @@
  * omp_get_max_task_priority() returns OMP_MAX_TASK_PRIORITY (0 when
  * unset), in and out of parallel regions; tasks with priorities from 0
  * to beyond the maximum (clamped by the runtime) all run exactly once.
- * Priority is only a hint, so no execution order is asserted.
+ * Priority is only a hint, so no full execution order is asserted; but
+ * with two threads, one kept busy by a long task, and priorities on, the
+ * tasks with the highest priority made after it all run before any task
+ * of priority 0 (libgomp 12 and weft-omp queue them and take the
+ * highest first; weft-omp once ran priority-0 tasks at once meanwhile).
  */
 #include "omp_check.h"
 
@@ -35,5 +39,25 @@ int main(void)
     CHECK(in_par >= 1);
     for (int i = 0; i < N; i++)
         CHECK_EQ(ran[i], 1);
+    if (maxp >= 3 && omp_get_max_threads() == 2) { /* at 4, libgomp's idle threads take tasks side by side */
+        int order[16], k = 0;
+#pragma omp parallel shared(order, k)
+#pragma omp single
+        {
+#pragma omp task
+            tiny_delay(20000000); /* keeps one thread busy while the others are made */
+            for (int i = 0; i < 12; i++) {
+#pragma omp task shared(order, k) priority(i % 4) firstprivate(i)
+                order[__atomic_fetch_add(&k, 1, __ATOMIC_SEQ_CST)] = i % 4;
+            }
+        }
+        CHECK_EQ(k, 12);
+        int last3 = -1, first0 = 12;
+        for (int i = 0; i < 12; i++) {
+            if (order[i] == 3) last3 = i;
+            if (order[i] == 0 && i < first0) first0 = i;
+        }
+        CHECKF(last3 < first0, "a priority-0 task ran before the last priority-3 one (%d, %d)", first0, last3);
+    }
     return 0;
 }
