@@ -62,7 +62,7 @@ enum {
     WEFT_ERR_SYS = 16,            /* an OS call failed (thread creation, binding) */
     WEFT_ERR_UNSUPPORTED = 17,    /* not available in this build or on this machine */
     WEFT_ERR_SCHED_BLOCKS = 18,   /* a scheduler's own context tried to block */
-    WEFT_ERR_NOT_OWNER = 19,      /* the caller does not hold the lock it releases */
+    WEFT_ERR_NOT_OWNER = 19,      /* the caller does not hold the lock it releases, or own the pair it uses */
     WEFT_ERR_TIMEDOUT = 20,       /* a timed wait reached its deadline */
 };
 

@@ -629,6 +629,7 @@ WEFT_HIDDEN int topo_cpu_core(int cpu);    /* the core of a logical CPU, or -1 *
 WEFT_HIDDEN int topo_bind_thread(pthread_t t, int cpu); /* cpu -1: unbind */
 WEFT_HIDDEN void topo_unbind_self(void);                /* the calling thread: every CPU weft was given */
 WEFT_HIDDEN int topo_cpu_valid(int cpu);
+WEFT_HIDDEN int topo_pair_cpu(int cpu, cpu_set_t *allowed, int *level); /* a pair's assistant */
 WEFT_HIDDEN void topo_fork_lock(void);
 WEFT_HIDDEN void topo_fork_unlock(void);
 

@@ -45,7 +45,13 @@ static pthread_mutex_t g_topo_lock = PTHREAD_MUTEX_INITIALIZER;
  * calling thread to every CPU in turn and leaves it on the last, where the
  * first stream created next then tends to start as well (the Linux
  * component reads the same topology from sysfs without moving anyone). */
+static int topo_load_as(hwloc_topology_t *t, bool restrict_to_caller);
 static int topo_load(hwloc_topology_t *t)
+{
+    return topo_load_as(t, true);
+}
+
+static int topo_load_as(hwloc_topology_t *t, bool restrict_to_caller)
 {
     if (hwloc_topology_init(t) != 0) return WEFT_ERR_SYS;
     hwloc_topology_set_components(*t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
@@ -55,7 +61,7 @@ static int topo_load(hwloc_topology_t *t)
     }
     cpu_set_t mask;
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    if (set && sched_getaffinity(0, sizeof mask, &mask) == 0 && CPU_COUNT(&mask) > 0 &&
+    if (restrict_to_caller && set && sched_getaffinity(0, sizeof mask, &mask) == 0 && CPU_COUNT(&mask) > 0 &&
         hwloc_cpuset_from_glibc_sched_affinity(*t, set, &mask, sizeof mask) == 0 &&
         !hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(*t), set))
         hwloc_topology_restrict(*t, set, 0); /* on failure the whole machine stays */
@@ -147,6 +153,43 @@ int topo_bind_thread(pthread_t t, int cpu)
     return rc == 0 ? WEFT_OK : WEFT_ERR_SYS;
 }
 
+
+/* Where a pair's assistant goes (src/pair). First adds to `allowed` the
+ * CPUs weft was given (once weft_init() ran). Then returns the CPU of
+ * `allowed` at the lowest level of the hierarchy the CPU `cpu` shares with
+ * another: its core (an SMT sibling, *level 0), a cache (*level 1), or only
+ * the machine (*level 2); -1 if there is none (*level 3). */
+int topo_pair_cpu(int cpu, cpu_set_t *allowed, int *level)
+{
+    *level = 3;
+    pthread_mutex_lock(&g_topo_lock);
+    hwloc_topology_t t = g_topo, own = NULL;
+    if (!g_topo_ok) {
+        if (topo_load_as(&own, false) != WEFT_OK) {
+            pthread_mutex_unlock(&g_topo_lock);
+            return -1;
+        }
+        t = own;
+    }
+    if (CPU_COUNT(&g_allowed) > 0) CPU_OR(allowed, allowed, &g_allowed);
+    hwloc_const_bitmap_t usable = hwloc_topology_get_allowed_cpuset(t);
+    int found = -1, c;
+    hwloc_obj_t pu = cpu >= 0 ? hwloc_get_pu_obj_by_os_index(t, (unsigned)cpu) : NULL;
+    for (hwloc_obj_t o = pu ? pu->parent : NULL; o && found < 0; o = o->parent) {
+        if (!o->cpuset) continue;
+        hwloc_bitmap_foreach_begin(c, o->cpuset)
+            if (c != cpu && c < CPU_SETSIZE && CPU_ISSET(c, allowed) && hwloc_bitmap_isset(usable, (unsigned)c)) {
+                found = c;
+                break;
+            }
+        hwloc_bitmap_foreach_end();
+        if (found >= 0) *level = o->type == HWLOC_OBJ_CORE ? 0 : hwloc_obj_type_is_cache(o->type) ? 1 : 2;
+    }
+    if (own) hwloc_topology_destroy(own);
+    pthread_mutex_unlock(&g_topo_lock);
+    return found;
+}
+
 #else /* no hwloc */
 
 int topo_init(void)
@@ -207,4 +250,16 @@ int topo_bind_thread(pthread_t t, int cpu)
     return pthread_setaffinity_np(t, sizeof set, &set) == 0 ? WEFT_OK : WEFT_ERR_SYS;
 }
 
+/* Without hwloc: any other CPU of `allowed` (and weft's), as "the machine". */
+int topo_pair_cpu(int cpu, cpu_set_t *allowed, int *level)
+{
+    if (CPU_COUNT(&g_allowed) > 0) CPU_OR(allowed, allowed, &g_allowed);
+    *level = 3;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (c != cpu && CPU_ISSET(c, allowed)) {
+            *level = 2;
+            return c;
+        }
+    return -1;
+}
 #endif
