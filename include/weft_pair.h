@@ -39,7 +39,11 @@
  * with a full ring, or in wait: the caller's context). A task may submit to
  * or wait on a pair it owns; a task on the assistant is not the owner of the
  * pair that runs it. Tasks of one pair run in any order and possibly at the
- * same time as each other and as the owner's code between submit and wait.
+ * same time as each other and as the owner's code between submit and wait,
+ * or one after the other on one thread: a task must not wait for another
+ * task to start or to reach a point (only weft_pair_wait() waits for tasks),
+ * and a task the owner runs must return (a ULT may yield or block in it, not
+ * end with weft_thread_exit()).
  *
  * Every call returns WEFT_OK or a WEFT_ERR_* code (weft.h). A pair needs no
  * weft_init(): a plain thread may own one before or without the runtime. */
@@ -81,8 +85,9 @@ typedef struct weft_pair_config {
     /* -1 (default): if the owner is bound to one CPU (a stream bound by
      * weft_config.bind, or a thread's affinity), bind the assistant to the
      * nearest other CPU (the order of weft_pair_placement); else let it run
-     * where the owner may. -2: the latter always. A CPU number: bind it there
-     * (one the calling thread or the process's main thread may run on). */
+     * where the owner may. -2: the latter always. A CPU number: bind it there.
+     * The CPUs it may be given: those the process started with, the
+     * caller's, and weft's (weft_init()). */
     int assistant_cpu;
 } weft_pair_config;
 
@@ -96,8 +101,8 @@ WEFT_API int weft_pair_config_init(weft_pair_config *cfg);
  * the calling OS thread. Starts the assistant thread, placed as cfg says
  * (NULL cfg: the defaults), and returns once it runs.
  * Errors: WEFT_ERR_INVALID (NULL out; capacity not a power of two in range;
- * spin_us out of range; assistant_cpu not -1, -2 or a CPU the caller or the
- * main thread may run on), WEFT_ERR_NOMEM, WEFT_ERR_SYS (the thread could not be started or
+ * spin_us out of range; assistant_cpu not -1, -2 or one of those CPUs),
+ * WEFT_ERR_NOMEM, WEFT_ERR_SYS (the thread could not be started or
  * bound). Context: any. */
 WEFT_API int weft_pair_create(const weft_pair_config *cfg, weft_pair *out);
 
@@ -111,9 +116,11 @@ WEFT_API int weft_pair_submit(weft_pair p, void (*fn)(void *), void *arg);
 
 /* Return once every task submitted to the pair has finished, except those
  * the caller is itself inside (a task that waits on its own pair). While
- * tasks are queued the caller takes the newest and runs them itself. It
- * spins otherwise, and yields to the stream's other ULTs while one of them
- * is inside a task it took from this pair.
+ * tasks are queued the caller takes the newest and runs them itself (the
+ * last one only if the assistant has not moved on for a few microseconds:
+ * it is about to take it). It spins otherwise. While another ULT of the
+ * owning stream is inside a task it took from this pair, the caller takes
+ * none and yields to the stream's other ULTs until that task ends.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_NOT_OWNER (as for submit; also when the
  * calling ULT is found on another stream after running a task that moved
  * it: the tasks it had not taken are left queued), WEFT_ERR_TASKLET_BLOCKS
@@ -121,8 +128,8 @@ WEFT_API int weft_pair_submit(weft_pair p, void (*fn)(void *), void *arg);
  * Context: the owner, as a ULT (main included) or the owning thread. */
 WEFT_API int weft_pair_wait(weft_pair p);
 
-/* A parallel section starts: wake the assistant if it sleeps, and let it
- * spin again for its budget. Errors: WEFT_ERR_HANDLE, WEFT_ERR_NOT_OWNER.
+/* A parallel section starts: wake the assistant if it sleeps (or is falling
+ * asleep), and give it its whole spin budget again. Errors: WEFT_ERR_HANDLE, WEFT_ERR_NOT_OWNER.
  * Context: the owner. */
 WEFT_API int weft_pair_wake_hint(weft_pair p);
 
@@ -137,12 +144,15 @@ WEFT_API int weft_pair_sleep_hint(weft_pair p);
 WEFT_API int weft_pair_placement_get(weft_pair p, weft_pair_placement *how, int *owner_cpu,
                                      int *assistant_cpu);
 
-/* Wait for every task as weft_pair_wait() does, end the assistant thread and
- * free the pair; *p becomes WEFT_PAIR_NULL. A freed handle is refused with
- * WEFT_ERR_HANDLE by every call.
+/* Wait for every task as weft_pair_wait() does (and for other ULTs of the
+ * stream to leave the tasks and waits they are in), end the assistant thread
+ * and free the pair; *p becomes WEFT_PAIR_NULL. A freed handle is refused
+ * with WEFT_ERR_HANDLE by every call, as long as its memory was not reused
+ * by a later pair (handle memory is reused by size, as for weft.h's
+ * objects).
  * Errors: WEFT_ERR_INVALID (NULL p), WEFT_ERR_HANDLE, WEFT_ERR_NOT_OWNER,
  * WEFT_ERR_TASKLET_BLOCKS, WEFT_ERR_SCHED_BLOCKS (as for wait),
- * WEFT_ERR_BUSY (called from inside a task of this pair).
+ * WEFT_ERR_BUSY (the caller is inside a task of this pair).
  * Context: the owner, as a ULT or the owning thread. */
 WEFT_API int weft_pair_free(weft_pair *p);
 

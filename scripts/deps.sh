@@ -6,7 +6,7 @@ set -euo pipefail
 common=(cmake ninja-build gcc g++ gfortran make pkg-config libhwloc-dev hwloc valgrind)
 # The benchmark peers: each installed on its own, so that one that cannot be
 # had leaves the others (bench/run.py reports it absent).
-peers=(libboost-context-dev libomp-dev clang libtbb-dev golang-go liblapacke-dev libblas-dev)
+peers=(libboost-context-dev libomp-dev clang libtbb-dev golang-go liblapacke-dev libblas-dev rapidjson-dev)
 case "${1:-}" in
   test)  want=("${common[@]}" gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user); peers=() ;;
   bench) want=("${common[@]}" python3 python3-matplotlib) ;;

@@ -254,6 +254,15 @@ static void free_inside_task(void *arg)
     g_release = 1; /* let the assistant go */
 }
 
+static weft_pair g_leaked;
+
+static void *make_pair_thread(void *arg)
+{
+    (void)arg;
+    CHECK(weft_pair_create(NULL, &g_pair) == WEFT_OK);
+    return NULL;
+}
+
 static void test_misuse(void)
 {
     weft_pair p;
@@ -294,6 +303,32 @@ static void test_misuse(void)
     CHECK_OK(weft_pair_submit(p, free_inside_task, p));
     CHECK_OK(weft_pair_wait(p));
     CHECK(g_task_tid == tid() && g_task_rc[0] == WEFT_ERR_BUSY);
+
+    /* Freeing from inside a task a full ring made the owner run. */
+    {
+        weft_pair_config c2;
+        CHECK_OK(weft_pair_config_init(&c2));
+        c2.capacity = 2;
+        weft_pair q;
+        CHECK_OK(weft_pair_create(&c2, &q));
+        g_task_tid = 0;
+        hold_assistant(q);
+        CHECK_OK(weft_pair_submit(q, nop, NULL));
+        CHECK_OK(weft_pair_submit(q, nop, NULL)); /* 1 running + 2 queued: full */
+        CHECK_OK(weft_pair_submit(q, free_inside_task, q));
+        CHECK(g_task_tid == tid() && g_task_rc[0] == WEFT_ERR_BUSY);
+        CHECK_OK(weft_pair_wait(q));
+        CHECK_OK(weft_pair_free(&q));
+    }
+
+    /* A thread made after the owner ended (it may get the owner's
+     * thread-local memory) is not the owner. */
+    CHECK(pthread_create(&t, NULL, make_pair_thread, NULL) == 0);
+    CHECK(pthread_join(t, NULL) == 0);
+    CHECK(pthread_create(&t, NULL, other_thread, NULL) == 0);
+    CHECK(pthread_join(t, NULL) == 0);
+    for (int i = 0; i < 5; i++) CHECK(g_rc[i] == WEFT_ERR_NOT_OWNER);
+    g_leaked = g_pair; /* its owner is gone: nobody may free it */
 
     /* Use after free. */
     weft_pair stale = p;
@@ -581,6 +616,54 @@ static void moved_waiter(void *arg)
     g_moved_rc = weft_pair_wait(g_spair);
 }
 
+/* Two ULTs of the stream, each running tasks that yield and wait nested:
+ * a wait takes no task while the other ULT is inside one, so neither
+ * waits for the other. */
+static _Atomic long g_nested_done, g_nested_here, g_leaves_done;
+static void yield_leaf(void *arg)
+{
+    (void)arg;
+    weft_yield(); /* on the assistant: WEFT_ERR_NOT_WEFT, nothing */
+    g_leaves_done++;
+}
+static void yield_nested(void *arg)
+{
+    (void)arg;
+    weft_thread self;
+    if (weft_self(&self) == WEFT_OK) { /* on the owning stream (else the assistant ran it) */
+        weft_yield();
+        CHECK(weft_pair_submit(g_spair, yield_leaf, NULL) == WEFT_OK);
+        weft_yield();
+        CHECK(weft_pair_wait(g_spair) == WEFT_OK);
+        g_nested_here++;
+    }
+    g_nested_done++;
+}
+static void nest_waiter(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 200; i++) {
+        CHECK(weft_pair_submit(g_spair, yield_nested, NULL) == WEFT_OK);
+        CHECK(weft_pair_submit(g_spair, yield_nested, NULL) == WEFT_OK);
+        CHECK(weft_pair_wait(g_spair) == WEFT_OK);
+    }
+}
+
+static _Atomic int g_inside;
+static void yielding_task(void *arg)
+{
+    (void)arg;
+    g_inside = 1;
+    for (int i = 0; i < 5; i++) weft_yield();
+    g_inside = 2;
+}
+static void inside_ult(void *arg)
+{
+    (void)arg;
+    CHECK(weft_pair_submit(g_spair, yielding_task, NULL) == WEFT_OK);
+    CHECK(weft_pair_wait(g_spair) == WEFT_OK);
+}
+
 /* ---------- from a scheduler's own context ---------- */
 
 static _Atomic int g_sched_rc[2] = {-1, -1};
@@ -656,7 +739,25 @@ static void test_streams(void)
         CHECK(g_moved_rc == WEFT_ERR_NOT_OWNER);
         CHECK_OK(weft_pair_wait(g_spair));
     }
+    /* Yields and nested waits in two ULTs at once. */
+    g_nested_done = g_nested_here = g_leaves_done = 0;
+    weft_thread w[2];
+    for (int i = 0; i < 2; i++) CHECK_OK(weft_thread_create_to(xs0, nest_waiter, NULL, NULL, &w[i]));
+    CHECK_OK(weft_thread_free_many(2, w));
+    CHECK_OK(weft_pair_wait(g_spair));
+    CHECK(g_nested_done == 2 * 200 * 2 && g_leaves_done == g_nested_here);
+
+    /* Free while another ULT of the stream is inside a task: free waits
+     * for it (the caller itself is in none). */
+    hold_assistant(g_spair);
+    g_inside = 0;
+    CHECK_OK(weft_thread_create_to(xs0, inside_ult, NULL, NULL, &s));
+    for (int i = 0; i < 100000 && g_inside != 1; i++) weft_yield();
+    if (g_inside == 1) g_release = 1;
+    g_release = 1;
     CHECK_OK(weft_pair_free(&g_spair));
+    CHECK(g_inside == 2);
+    CHECK_OK(weft_thread_free(&s));
 
     /* A scheduler's own context may not wait or free. */
     weft_pool pool;

@@ -3,7 +3,7 @@ count, one for the join-latency breakdown, one for synchronisation."""
 import os
 
 from .points import fmt, label
-from .registry import COLORS, SYNC, TABLE_ONLY
+from .registry import COLORS, SMT_EXPS, SMT_KERNELS, SMT_RUNTIMES, SYNC, TABLE_ONLY
 
 
 def color_of(lab):
@@ -25,6 +25,8 @@ def existing(results, outdir):
     pngs = [(exp, f"{exp}.png") for exp in exps if exp not in SYNC and exp not in TABLE_ONLY]
     if any(exp in SYNC for exp in exps):
         pngs.append(("synchronisation", "sync.png"))
+    if any(exp in SMT_EXPS for exp in exps):
+        pngs.append(("pair mode: speedup over serial", "smt_speedup.png"))
     return [(title, name) for title, name in pngs if os.path.exists(os.path.join(outdir, name))]
 
 
@@ -83,7 +85,51 @@ def plot(results, outdir):
     sync = [r for r in results if r["experiment"] in SYNC]
     if sync:
         pngs.append(plot_sync(sync, outdir, plt, matplotlib))
+    smt = [r for r in results if r["experiment"] in SMT_EXPS]
+    if smt:
+        pngs.append(plot_smt(smt, outdir, plt))
     return pngs
+
+
+def geomean(v):
+    import math
+    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
+
+
+def plot_smt(rows, outdir, plt):
+    """Speedup over serial per kernel and runtime (bars: median; whiskers:
+    min..max), and the geometric means, as [Relic] Figs. 1 and 3."""
+    labs = [lab for lab in SMT_RUNTIMES if any(r["runtime"] == lab for r in rows)]
+    groups = SMT_KERNELS + ["geomean"]
+    fig, ax = plt.subplots(figsize=(9.0, 4.4), dpi=110)
+    width = 0.8 / max(1, len(labs))
+    for i, lab in enumerate(labs):
+        xs, ys, lo, hi = [], [], [], []
+        for g, k in enumerate(groups):
+            if k == "geomean":
+                v = [r["median"] for r in rows if r["runtime"] == lab]
+                if len(v) != len(SMT_KERNELS):
+                    continue
+                m = geomean(v)
+                xs.append(g), ys.append(m), lo.append(0), hi.append(0)
+                continue
+            r = [r for r in rows if r["runtime"] == lab and r["experiment"] == "smt_" + k]
+            if r:
+                xs.append(g), ys.append(r[0]["median"])
+                lo.append(r[0]["median"] - r[0]["min"]), hi.append(r[0]["max"] - r[0]["median"])
+        ax.bar([x - 0.4 + width * (i + 0.5) for x in xs], ys, width, yerr=[lo, hi], capsize=2, label=lab,
+               color=color_of(lab), error_kw={"elinewidth": 0.8})
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups)
+    ax.set_ylabel("speedup over serial (two instances)")
+    ax.set_title("fine-grained kernels, 2 threads [Relic]")
+    ax.legend(fontsize=7, ncol=3)
+    ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "smt_speedup.png"))
+    plt.close(fig)
+    return ("pair mode: speedup over serial", "smt_speedup.png")
 
 
 def plot_breakdown(rows, outdir, plt):

@@ -69,6 +69,30 @@ PROGRAMS = [
     Program("sync_go", ("go (sync)",)),
 ]
 
+# Pair mode against the peers on [Relic]'s fine-grained kernels, and the
+# hand-over latency (bench/pair/): one process per runtime, each measuring
+# its own serial baseline in alternation; the full run takes SMT_ROUNDS
+# rounds of these processes interleaved across the runtimes (a process's
+# two CPUs may be near or far on the host this run), the runs merged.
+SMT_PROGRAMS = [
+    Program("pair_weft", ("weft-pair (pair kernels)",), ("--runtime=weft-pair",)),
+    Program("pair_weft", ("weft-ult (pair kernels)",), ("--runtime=weft-ult",)),
+    Program("pair_gomp", ("gomp (pair kernels)",), env=OMP_BIND),
+    Program("pair_gomp", ("weft-omp (pair kernels)",), ("--runtime=weft-omp",), env=OMP_BIND, lib=WEFT_OMP_LIB),
+    Program("pair_llvm_omp", ("llvm-omp (pair kernels)",), env=OMP_BIND),
+    Program("pair_tbb", ("tbb (pair kernels)",)),
+]
+SMT_ROUNDS = (3, 1)  # full, quick
+
+# The pair-mode experiments (bench/pair/pair_kernels.h): speedup over serial
+# per kernel (smt_<kernel>), and the latency of one empty task handed to the
+# other thread (smt_start: until it starts; smt_roundtrip: until the owner
+# sees it done).
+SMT_KERNELS = ["bc", "bfs", "cc", "pr", "sssp", "tc", "json"]
+SMT_EXPS = ["smt_" + k for k in SMT_KERNELS]
+SMT_LATENCY = ["smt_start", "smt_roundtrip"]
+SMT_RUNTIMES = ["weft-pair", "weft-ult", "gomp", "weft-omp", "llvm-omp", "tbb"]
+
 # Experiments whose program prints another name than the report uses.
 RENAMED = {"create_join": "create_join_per_stream"}
 
@@ -168,7 +192,7 @@ SYNC = ["mutex_uncontended", "mutex_contended", "eventual_pingpong", "barrier", 
 
 # Experiments shown as tables only (no plot of their own).
 TABLE_ONLY = {"fib_rss", "feature_cost", "stack_touch", "second_stream", "yield_to_pair", "create_join_cold",
-              "glt_cost_ult", "glt_cost_tasklet"} | set(EPCC_EXPS)
+              "glt_cost_ult", "glt_cost_tasklet"} | set(EPCC_EXPS) | set(SMT_EXPS) | set(SMT_LATENCY)
 
 # Experiments of the summary, in the papers' order.
 SUMMARY_EXPS = PATTERN_EXPS + ["yield_to"] + SYNC
@@ -220,6 +244,14 @@ WEFT_OMP_TARGETS = [
 # And fib with weft-omp faster at 2 threads than at 1 (the report checks it).
 FIB_SCALING_THREADS = (1, 2)
 
+# Targets of the pair-mode issue: pair mode slower than serial on no kernel,
+# and its geometric-mean speedup (each speedup below 1 counted as 1, the
+# serial code kept where parallelising loses, as [Relic §VII] Fig. 4 does)
+# at least this many times the best of these peers'.
+SMT_NO_SLOWER = 1.0
+SMT_PEERS = ("gomp", "llvm-omp", "tbb")
+SMT_MARGIN = 1.19
+
 # Measurement builds of the feature-cost table: build name -> (feature, what
 # the build leaves out).
 FEATURE_BUILDS = {
@@ -233,6 +265,6 @@ COLORS = {
     "weft-ult (private)": "#08519c", "weft-ult (shared)": "#4292c6", "weft-ult (stealing)": "#9ecae1",
     "weft-tasklet (private)": "#006d2c", "weft-tasklet (shared)": "#41ab5d", "weft-tasklet (stealing)": "#a1d99b",
     "weft-ult": "#08519c", "weft-glt": "#6a51a3", "glt-pthreads": "#bcbddc", "pthreads": "#636363",
-    "weft-omp": "#54278f",
+    "weft-omp": "#54278f", "weft-pair": "#3182bd",
     "gomp": "#e6550d", "llvm-omp": "#fd8d3c", "tbb": "#d62728", "go": "#17becf", "boost-context": "#8c564b",
 }

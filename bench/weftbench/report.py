@@ -5,12 +5,12 @@ import os
 
 from . import notes
 from .paths import ROOT, out_dirs
-from .plots import existing, have_matplotlib, plot
+from .plots import existing, geomean, have_matplotlib, plot
 from .points import find, fmt, label
 from .registry import (APP_EXPS, APP_ROUNDS, APP_ROUNDS_QUICK, APP_RUNTIMES, BEST_PEER, COLD_TARGET_RATIO, EPCC_CONSTRUCTS, EPCC_ROUNDS, EPCC_ROUNDS_QUICK,
                        EPCC_RUNTIMES, FEATURE_BUILDS, FIB_SCALING_THREADS, GLT_COST_TARGET_RATIO, NOT_EXPRESSED, SECOND_STREAM_TARGET_PCT,
-                       SUMMARY_EXPS, SYNC, TARGETS, UNIT_KINDS, WAKE_TARGET_NS, WEFT_OMP_TARGETS,
-                       YIELD_TO_BOOST_TARGET)
+                       SMT_KERNELS, SMT_MARGIN, SMT_NO_SLOWER, SMT_PEERS, SMT_RUNTIMES, SUMMARY_EXPS, SYNC, TARGETS,
+                       UNIT_KINDS, WAKE_TARGET_NS, WEFT_OMP_TARGETS, YIELD_TO_BOOST_TARGET)
 
 NOT_MEASURED = "Not measured yet: latest.json has no such points"
 
@@ -184,6 +184,93 @@ def apps_section(res, quick):
         out.append(f"fib with weft-omp at {FIB_SCALING_THREADS[1]} threads: {fmt(two['median'])} ms, at "
                    f"{FIB_SCALING_THREADS[0]}: {fmt(one['median'])} ms: target (faster at 2 than at 1) "
                    f"{'met' if ok else '**not met**'}.\n")
+    return out
+
+
+def smt_section(res, quick):
+    """Pair mode against the peers on [Relic]'s kernels: speedups, their
+    geometric means, the hand-over latency, and the issue's targets."""
+    out = ["## Pair mode: fine-grained kernels\n",
+           "[Relic]'s experiment (bench/pair/, kernels written for this suite from the algorithms' public "
+           "descriptions): on a Kronecker graph of 32 vertices and 157 undirected edges (Graph500 R-MAT, fixed seed), "
+           "betweenness centrality (Brandes, one source), breadth-first search (top-down), connected components "
+           "(Shiloach-Vishkin), PageRank (20 iterations), single-source shortest paths (Dijkstra, weights 1..255) "
+           "and triangle counting, and RapidJSON's parse of a 600-byte widget document. Each iteration runs two "
+           "independent instances on two copies of the input: one after the other (serial), or one handed to the "
+           "other thread while the caller runs the other and then waits. weft-pair: `weft_pair_submit` + "
+           "`weft_pair_wait`, the owner bound to a CPU and the assistant placed by weft; weft-ult: a ULT created "
+           "on stream 1 and joined (streams bound); OpenMP: `task` + `taskwait` in a team of 2 (`OMP_PROC_BIND=close`); "
+           "tbb: `task_group` in a pinned arena of 2. "
+           f"{'10,000' if quick else '100,000'} iterations per run; every runtime measures its own serial loop in "
+           "the same process, alternating with the parallel one; a speedup is serial time / parallel time of "
+           f"neighbouring runs, median [min .. max] of {'3 runs' if quick else '15 runs in 3 rounds of processes interleaved across the runtimes'}. "
+           "Every run checks the count and the result of every task. The latency rows: the owner spins until the "
+           "other thread has started the task, then waits (OpenMP's `taskwait` and TBB's `wait` would otherwise "
+           "run the task themselves).\n"]
+    rows = [r for r in res if r["experiment"].startswith("smt_") and r["unit"] == "x"]
+    if not rows:
+        return out + [NOT_MEASURED + " (pair_weft, pair_gomp, pair_llvm_omp, pair_tbb).\n"]
+    labs = [lab for lab in SMT_RUNTIMES if any(r["runtime"] == lab for r in rows)]
+    ref = [r for r in rows if r["runtime"] == "weft-pair"]
+    out.append("| kernel | serial, per instance | " + " | ".join(labs) + " |")
+    out.append("|---|---|" + "---|" * len(labs))
+    for k in SMT_KERNELS:
+        cells = []
+        for lab in labs:
+            r = [x for x in rows if x["runtime"] == lab and x["experiment"] == "smt_" + k]
+            cells.append(f"{r[0]['median']:.2f} [{r[0]['min']:.2f} .. {r[0]['max']:.2f}]" if r else "-")
+        rr = [x for x in ref if x["experiment"] == "smt_" + k]
+        task = f"{rr[0]['serial_ns'] / 2:,.0f} ns" if rr else "-"
+        out.append(f"| {k} | {task} | " + " | ".join(cells) + " |")
+    gm, gm_pos = {}, {}
+    for lab in labs:
+        v = [r["median"] for r in rows if r["runtime"] == lab]
+        if len(v) == len(SMT_KERNELS):
+            gm[lab] = geomean(v)
+            gm_pos[lab] = geomean([max(1.0, x) for x in v])
+    out.append("| geometric mean | | " + " | ".join(f"{gm[lab]:.3f}" if lab in gm else "-" for lab in labs) + " |")
+    out.append("| geometric mean, losses counted as 1 | | " +
+               " | ".join(f"{gm_pos[lab]:.3f}" if lab in gm_pos else "-" for lab in labs) + " |")
+    out.append("")
+    any_r = ref[0] if ref else rows[0]
+    sib = any(r.get("siblings") for r in rows)
+    out.append(f"Placement: {ref[0]['placement'] if ref else 'weft-pair not measured'}. The two CPUs used "
+               f"{'are' if sib else 'are **not**'} hardware threads of one core"
+               f"{'' if sib else ' (this machine kind has no SMT: its two vCPUs are separate cores sharing L3, so each hand-over moves the ring entry, the instance data and the completion through L3 instead of the core-private caches [Relic] relies on, while each thread has a whole core to itself)'}"
+               f". {any_r.get('iterations', 0):,} iterations per run.\n")
+    lat = [r for r in res if r["experiment"] in ("smt_start", "smt_roundtrip")]
+    if lat:
+        out.append("Hand-over latency of one empty task (ns, median [min .. max] of "
+                   f"{lat[0]['runs']:,} samples): *start*, from before the submit (task, run, create) to the "
+                   "task's first instruction; *round trip*, until the owner has seen it finish (weft-ult: create on "
+                   "stream 1 + join).\n")
+        out.append("| | " + " | ".join(labs) + " |")
+        out.append("|---|" + "---|" * len(labs))
+        for exp, name in (("smt_start", "start"), ("smt_roundtrip", "round trip")):
+            cells = []
+            for lab in labs:
+                r = [x for x in lat if x["runtime"] == lab and x["experiment"] == exp]
+                cells.append(f"{fmt(r[0]['median'])} [{fmt(r[0]['min'])} .. {fmt(r[0]['max'])}]" if r else "-")
+            out.append(f"| {name} | " + " | ".join(cells) + " |")
+        out.append("")
+    # the targets
+    out.append("Targets (pair-mode issue):\n")
+    pair = {r["experiment"][4:]: r["median"] for r in ref}
+    if len(pair) == len(SMT_KERNELS):
+        slower = [k for k in SMT_KERNELS if pair[k] < SMT_NO_SLOWER]
+        out.append(f"- no kernel slower than serial with weft-pair: {'met' if not slower else '**not met** (' + ', '.join(f'{k} {pair[k]:.2f}' for k in slower) + ')'}")
+        peers = {lab: gm_pos[lab] for lab in SMT_PEERS if lab in gm_pos}
+        if peers and "weft-pair" in gm_pos:
+            best = max(peers, key=peers.get)
+            ratio = gm_pos["weft-pair"] / peers[best]
+            out.append(f"- geometric-mean speedup (losses counted as 1) at least {SMT_MARGIN:.2f}x the best of "
+                       f"{', '.join(SMT_PEERS)}: weft-pair {gm_pos['weft-pair']:.3f}, best peer {best} "
+                       f"{peers[best]:.3f}, ratio {ratio:.3f}: {'met' if ratio >= SMT_MARGIN else '**not met**'}")
+        else:
+            out.append("- the geometric-mean target: peers not measured")
+    else:
+        out.append("- weft-pair not measured on every kernel")
+    out.append("")
     return out
 
 
@@ -668,6 +755,7 @@ def report(doc, absent, pngs, outdir, quick):
     out += weft_omp_targets_section(res)
     out += epcc_section(res, quick)
     out += apps_section(res, quick)
+    out += smt_section(res, quick)
     out += scaling_section(res)
     out += cold_section(res)
     out += sync_section(res)

@@ -8,10 +8,10 @@ import sys
 
 from . import machine as mach
 from .paths import ROOT, out_dirs, rel
-from .points import fmt, label, summarise
+from .points import fmt, label, median, summarise
 from .registry import (APP_EXPS, APP_ROUNDS, APP_ROUNDS_QUICK, APP_RUNTIMES, EPCC_EXPS, EPCC_ROUNDS, EPCC_ROUNDS_QUICK, EPCC_RUNTIMES, OMP_RUNTIMES, OMP_TASK_EXPS,
                        PATTERN_EXPS, PATTERN_ROUNDS, PATTERN_ROUNDS_QUICK, PATTERN_RUNTIMES, PEER_MISSING,
-                       POINT_TIMEOUT_S, PROGRAMS, RENAMED, THREADS, WEFT_OMP_LIB, WEFT_OMP_MISSING)
+                       POINT_TIMEOUT_S, PROGRAMS, RENAMED, THREADS, WEFT_OMP_LIB, WEFT_OMP_MISSING, SMT_PROGRAMS, SMT_ROUNDS)
 
 
 def build(build_dir):
@@ -57,10 +57,11 @@ def check_lib(r, build_dir, lib, what):
         sys.exit(f"bench: {what} ran on {r.get('lib', 'an unknown library')}, not on {want}")
 
 
-def run_programs(build_dir, quick, streams):
-    """Every program of the registry once. Returns (results, absent runtimes)."""
+def run_programs(build_dir, quick, streams, programs=None, tag=""):
+    """Every program of the registry once (or of `programs`). Returns
+    (results, absent runtimes)."""
     results, absent = [], {}
-    for p in PROGRAMS:
+    for p in PROGRAMS if programs is None else programs:
         args = list(p.args)
         env = dict(os.environ, **p.env) if p.env else None
         path = os.path.join(build_dir, "bench", p.name)
@@ -73,7 +74,7 @@ def run_programs(build_dir, quick, streams):
         if p.lib:
             env = with_lib(env, build_dir, p.lib)
         cmd = [path, f"--streams={streams}"] + (["--quick"] if quick else []) + args
-        print(f"bench: running {' '.join([p.name] + args)}", flush=True)
+        print(f"bench: {tag}running {' '.join([p.name] + args)}", flush=True)
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
         for line in proc.stdout:
             line = line.strip()
@@ -92,6 +93,40 @@ def run_programs(build_dir, quick, streams):
         if proc.wait() != 0:
             sys.exit(f"bench: {p.name} failed (exit {proc.returncode})")
     return results, absent
+
+
+def run_smt(build_dir, quick, streams):
+    """The pair-mode programs in rounds interleaved across the runtimes; the
+    runs of one point (its "values") merged over the rounds."""
+    rounds = SMT_ROUNDS[1] if quick else SMT_ROUNDS[0]
+    merged, order, absent = {}, [], {}
+    for n in range(rounds):
+        res, ab = run_programs(build_dir, quick, streams, SMT_PROGRAMS, f"[pair mode {n + 1}/{rounds}] ")
+        absent.update(ab)
+        for r in res:
+            key = (r["experiment"], r["runtime"], r["threads"])
+            if key not in merged:
+                merged[key] = dict(r, values=list(r.get("values", [])), rounds_serial=[], rounds_parallel=[])
+                order.append(key)
+            else:
+                merged[key]["values"] += r.get("values", [])
+            m = merged[key]
+            if "serial_ns" in r:
+                m["rounds_serial"].append(r["serial_ns"])
+                m["rounds_parallel"].append(r["parallel_ns"])
+    out = []
+    for key in order:
+        r = merged[key]
+        if r["values"]:
+            summarise(r)
+        else:
+            r.pop("values")
+        if r["rounds_serial"]:
+            r["serial_ns"] = median(r["rounds_serial"])
+            r["parallel_ns"] = median(r["rounds_parallel"])
+        r.pop("rounds_serial"), r.pop("rounds_parallel")
+        out.append(r)
+    return out, absent
 
 
 def pattern_env(label, exp, threads, cores):
@@ -236,6 +271,9 @@ def measure(build_dir, quick, streams):
     cores = os.cpu_count() or 1
     capacity = [mach.parallel_capacity(cores)]
     results, absent = run_programs(build_dir, quick, streams)
+    sres, sabsent = run_smt(build_dir, quick, streams)
+    results += sres
+    absent.update(sabsent)
     eres, eabsent = run_epcc(build_dir, quick)
     results += eres
     absent.update(eabsent)
