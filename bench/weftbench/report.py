@@ -240,7 +240,7 @@ def smt_section(res, quick):
                f". {any_r.get('iterations', 0):,} iterations per run.\n")
     lat = [r for r in res if r["experiment"] in ("smt_start", "smt_roundtrip")]
     if lat:
-        out.append("Hand-over latency of one empty task (ns, median [min .. max] of "
+        out.append("Hand-over latency of one empty task (ns, median [min .. max] of the first round's "
                    f"{lat[0]['runs']:,} samples): *start*, from before the submit (task, run, create) to the "
                    "task's first instruction; *round trip*, until the owner has seen it finish (weft-ult: create on "
                    "stream 1 + join).\n")
