@@ -118,9 +118,12 @@ WEFT_API int weft_pair_submit(weft_pair p, void (*fn)(void *), void *arg);
  * the caller is itself inside (a task that waits on its own pair). While
  * tasks are queued the caller takes the newest and runs them itself (the
  * last one only if the assistant has not moved on for a few microseconds:
- * it is about to take it). It spins otherwise. While another ULT of the
- * owning stream is inside a task it took from this pair, the caller takes
- * none and yields to the stream's other ULTs until that task ends.
+ * it is about to take it). It spins otherwise, and every millisecond or so
+ * of spinning yields (to the stream's other ULTs, or the OS thread's CPU).
+ * While another ULT of the owning stream is inside a task it took from this
+ * pair, the caller takes none and yields to the stream's other ULTs until
+ * that task ends. A ULT in a pool other streams also take from may resume
+ * elsewhere after such a yield: WEFT_ERR_NOT_OWNER, as below.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_NOT_OWNER (as for submit; also when the
  * calling ULT is found on another stream after running a task that moved
  * it: the tasks it had not taken are left queued), WEFT_ERR_TASKLET_BLOCKS

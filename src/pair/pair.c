@@ -427,8 +427,16 @@ static int pair_drain(struct weft_pair_s *p)
                 else if (now - since >= PAIR_STALL_NS) last = true;
             }
             /* Long waits let the CPU go now and then: the assistant may
-             * share it (one CPU, or the OS put both there). */
-            if (spins % (PAIR_CLOCK_EVERY * 256) == 0) sched_yield();
+             * share it (one CPU, or the OS put both there), or its task may
+             * wait for another ULT of this stream. */
+            if (spins % (PAIR_CLOCK_EVERY * 256) == 0) {
+                if (unit) {
+                    pair_yield(p);
+                    if (pair_self() != self) return WEFT_ERR_NOT_OWNER;
+                } else {
+                    sched_yield();
+                }
+            }
         }
         cpu_relax();
     }
