@@ -42,8 +42,8 @@
  * same time as each other and as the owner's code between submit and wait,
  * or one after the other on one thread: a task must not wait for another
  * task to start or to reach a point (only weft_pair_wait() waits for tasks),
- * and a task the owner runs must return (a ULT may yield or block in it, not
- * end with weft_thread_exit()).
+ * and a task the owner runs must return (a ULT may yield or block in it,
+ * not end with weft_thread_exit(): the pair would wait for it forever).
  *
  * Every call returns WEFT_OK or a WEFT_ERR_* code (weft.h). A pair needs no
  * weft_init(): a plain thread may own one before or without the runtime. */
@@ -102,8 +102,8 @@ WEFT_API int weft_pair_config_init(weft_pair_config *cfg);
  * (NULL cfg: the defaults), and returns once it runs.
  * Errors: WEFT_ERR_INVALID (NULL out; capacity not a power of two in range;
  * spin_us out of range; assistant_cpu not -1, -2 or one of those CPUs),
- * WEFT_ERR_NOMEM, WEFT_ERR_SYS (the thread could not be started or
- * bound). Context: any. */
+ * WEFT_ERR_NOMEM (the pair's memory), WEFT_ERR_SYS (the assistant thread
+ * could not be started). Context: any. */
 WEFT_API int weft_pair_create(const weft_pair_config *cfg, weft_pair *out);
 
 /* Queue fn(arg) for the assistant and return at once; with the ring full,

@@ -10,8 +10,11 @@
 #include <string.h>
 
 #include "check.h"
+#include "weft_pair.h"
 
 extern _Atomic long weft_fault_countdown;
+
+static void tick_pair(void *arg) { (void)arg; }
 
 #define MAX_N 1000
 
@@ -315,6 +318,37 @@ static void faults_init_eager(void) { faults_init(1); }
 static void faults_units_lazy(void) { faults_units(0); }
 static void faults_units_eager(void) { faults_units(1); }
 
+/* ---------- pair mode: its memory (NOMEM), its thread (SYS) ---------- */
+
+static void faults_pair(void)
+{
+    int nomem = 0, sys = 0;
+    weft_pair p = WEFT_PAIR_NULL;
+    CHECK_OK(weft_pair_create(NULL, &p)); /* handle memory reserved, one pair retired: */
+    CHECK_OK(weft_pair_free(&p));         /* every round takes the same calls */
+    for (long n = 1; n < MAX_N; n++) {
+        p = WEFT_PAIR_NULL;
+        arm(n);
+        int rc = weft_pair_create(NULL, &p);
+        int hit = disarm();
+        if (rc == WEFT_OK) {
+            CHECK_OK(weft_pair_submit(p, tick_pair, NULL));
+            CHECK_OK(weft_pair_free(&p));
+            if (!hit) {
+                CHECK(nomem > 0 && sys > 0); /* both kinds of failure were reached */
+                return;
+            }
+            continue;
+        }
+        CHECK(p == WEFT_PAIR_NULL);
+        if (rc == WEFT_ERR_NOMEM) nomem++;
+        else if (rc == WEFT_ERR_SYS) sys++;
+        else CHECK(!"weft_pair_create: neither NOMEM nor SYS");
+        g_faults++;
+    }
+    CHECK(!"weft_pair_create allocates fewer than MAX_N times");
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -323,7 +357,7 @@ int main(int argc, char **argv)
     } phases[] = {{"init", faults_init_lazy}, {"init_eager", faults_init_eager}, {"xstream", faults_xstream},
                   {"units", faults_units_lazy}, {"units_eager", faults_units_eager}, {"create_here", faults_create_here},
                   {"objects", faults_objects},
-                  {"keys", faults_keys}};
+                  {"keys", faults_keys}, {"pair", faults_pair}};
     for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
         if (argc > 1 && strcmp(argv[1], phases[i].name)) continue;
         int before = g_faults;

@@ -50,6 +50,7 @@
 #include "weft_pair.h"
 #include "../core/internal.h"
 #include "../core/futex.h"
+#include "../core/sys.h"
 
 #define MAGIC_PAIR 0x57504152u /* "WPAR" */
 #define MAGIC_PAIR_DEAD 0x77706172u
@@ -487,10 +488,10 @@ static int pair_start(struct weft_pair_s *p, int cpu, const cpu_set_t *mask)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&p->thread, &attr, assistant_main, p);
+    int rc = sys_pthread_create(&p->thread, &attr, assistant_main, p);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
-    return rc == 0 ? WEFT_OK : rc == ENOMEM || rc == EAGAIN ? WEFT_ERR_NOMEM : WEFT_ERR_SYS;
+    return rc == 0 ? WEFT_OK : WEFT_ERR_SYS;
 }
 
 int weft_pair_create(const weft_pair_config *cfg, weft_pair *out)
@@ -531,7 +532,7 @@ int weft_pair_create(const weft_pair_config *cfg, weft_pair *out)
 
     struct weft_pair_s *p = obj_alloc(sizeof *p);
     if (!p) return WEFT_ERR_NOMEM;
-    struct pair_slot *ring = aligned_alloc(CACHE_LINE, (size_t)c.capacity * sizeof *ring > CACHE_LINE
+    struct pair_slot *ring = sys_aligned_alloc(CACHE_LINE, (size_t)c.capacity * sizeof *ring > CACHE_LINE
                                                            ? (size_t)c.capacity * sizeof *ring : CACHE_LINE);
     if (!ring) {
         obj_retire(p, sizeof *p);
