@@ -42,8 +42,9 @@
  * same time as each other and as the owner's code between submit and wait,
  * or one after the other on one thread: a task must not wait for another
  * task to start or to reach a point (only weft_pair_wait() waits for tasks),
- * and a task the owner runs must return (a ULT may yield or block in it,
- * not end with weft_thread_exit(): the pair would wait for it forever).
+ * and a ULT may yield or block in a task the owner runs. A ULT that ends
+ * there (weft_thread_exit) ends that task and those it was nested in: they
+ * count as finished.
  *
  * Every call returns WEFT_OK or a WEFT_ERR_* code (weft.h). A pair needs no
  * weft_init(): a plain thread may own one before or without the runtime. */

@@ -664,6 +664,33 @@ static void inside_ult(void *arg)
     CHECK(weft_pair_wait(g_spair) == WEFT_OK);
 }
 
+/* A ULT that ends (weft_thread_exit) inside a task the owner's side runs,
+ * nested in another: both count as finished, and the pair goes on. */
+static _Atomic int g_exit_rc = -1, g_after_exit;
+static void exit_task(void *arg)
+{
+    (void)arg;
+    g_release = 1;
+    g_exit_rc = weft_thread_exit(); /* does not return */
+}
+static void outer_exit_task(void *arg)
+{
+    (void)arg;
+    weft_thread self;
+    if (weft_self(&self) != WEFT_OK) return; /* the assistant took it */
+    CHECK(weft_pair_submit(g_spair, exit_task, NULL) == WEFT_OK);
+    CHECK(weft_pair_wait(g_spair) == WEFT_OK); /* takes exit_task after the stall */
+    g_after_exit = 1;                          /* never reached */
+}
+static void exit_ult(void *arg)
+{
+    (void)arg;
+    hold_assistant(g_spair);
+    CHECK(weft_pair_submit(g_spair, outer_exit_task, NULL) == WEFT_OK);
+    CHECK(weft_pair_wait(g_spair) == WEFT_OK);
+    g_after_exit = 1;
+}
+
 /* ---------- from a scheduler's own context ---------- */
 
 static _Atomic int g_sched_rc[2] = {-1, -1};
@@ -746,6 +773,17 @@ static void test_streams(void)
     CHECK_OK(weft_thread_free_many(2, w));
     CHECK_OK(weft_pair_wait(g_spair));
     CHECK(g_nested_done == 2 * 200 * 2 && g_leaves_done == g_nested_here);
+
+    /* A ULT ends inside a task (nested in another) the owner's side runs. */
+    g_after_exit = 0;
+    CHECK_OK(weft_thread_create_to(xs0, exit_ult, NULL, NULL, &s));
+    CHECK_OK(weft_thread_free(&s));
+    CHECK(g_after_exit == 0 && g_exit_rc == -1);
+    CHECK_OK(weft_pair_wait(g_spair)); /* returns: both tasks count as finished */
+    g_count = 0;
+    for (int i = 0; i < 100; i++) CHECK_OK(weft_pair_submit(g_spair, count, NULL));
+    CHECK_OK(weft_pair_wait(g_spair));
+    CHECK(g_count == 100);
 
     /* Free while another ULT of the stream is inside a task: free waits
      * for it (the caller itself is in none). */

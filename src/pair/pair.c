@@ -72,6 +72,9 @@ struct pair_help {
     struct pair_help *prev, *next;
     uintptr_t unit; /* the ULT that runs it (0: a plain thread) */
     bool from_ring; /* taken from the ring (else run by a submit with the ring full) */
+    bool keyed;     /* the ULT's value of g_task_key points here */
+    struct weft_pair_s *pair;
+    struct pair_help *outer; /* the task of this ULT it runs inside, if any */
 };
 
 struct weft_pair_s {
@@ -298,13 +301,52 @@ static void *assistant_main(void *arg)
 /* ------------------------------------------------------------------ */
 /* The owner's side                                                    */
 
+/* The end of a task the owner's side ran: unlinked, counted. Maybe on
+ * another thread than it started on (the task moved its ULT): the lock and
+ * the release stores publish the task's effects to the waiters. */
+static void pair_task_end(struct weft_pair_s *p, struct pair_help *me)
+{
+    spin_lock(&p->help_lock);
+    if (me->prev) me->prev->next = me->next;
+    else p->help_list = me->next;
+    if (me->next) me->next->prev = me->prev;
+    uint32_t n = atomic_load_explicit(&p->helps, memory_order_relaxed);
+    WEFT_ASSERT(n >= (uint32_t)me->from_ring);
+    if (me->from_ring)
+        atomic_store_explicit(&p->o_finished, atomic_load_explicit(&p->o_finished, memory_order_relaxed) + 1,
+                              memory_order_release);
+    atomic_store_explicit(&p->helps, n - me->from_ring, memory_order_release);
+    spin_unlock(&p->help_lock);
+}
+
+/* A ULT's value of g_task_key: the innermost task of a pair it runs now.
+ * Should the ULT end inside it (weft_thread_exit), the key's destructor,
+ * which runs in the ending ULT while its stack still holds the records,
+ * ends those tasks as if they had returned. */
+static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
+static weft_key g_task_key; /* NULL: could not be made (no such protection) */
+
+static void pair_unit_ended(void *v)
+{
+    for (struct pair_help *h = v, *outer; h; h = outer) {
+        outer = h->outer;
+        pair_task_end(h->pair, h);
+    }
+}
+
+static void key_make(void)
+{
+    if (weft_key_create(pair_unit_ended, &g_task_key) != WEFT_OK) g_task_key = NULL;
+}
+
 /* Run fn(arg) here, as a task of the owner's side: linked while it runs,
  * so that waits know whose stack it is on (a wait inside it leaves it out,
  * other units' waits yield until it ends, free inside it is refused).
  * `from_ring`: it was taken from the ring, and counts as finished after. */
 static void pair_run_here(struct weft_pair_s *p, uintptr_t unit, uintptr_t fn, void *arg, bool from_ring)
 {
-    struct pair_help me = {.prev = NULL, .unit = unit, .from_ring = from_ring};
+    struct pair_help me = {.prev = NULL, .unit = unit, .from_ring = from_ring, .keyed = false, .pair = p,
+                           .outer = NULL};
     spin_lock(&p->help_lock);
     me.next = p->help_list;
     if (me.next) me.next->prev = &me;
@@ -312,20 +354,14 @@ static void pair_run_here(struct weft_pair_s *p, uintptr_t unit, uintptr_t fn, v
     atomic_store_explicit(&p->helps, atomic_load_explicit(&p->helps, memory_order_relaxed) + from_ring,
                           memory_order_relaxed);
     spin_unlock(&p->help_lock);
+    if (unit && ((struct weft_unit_s *)unit)->kind == KIND_ULT && g_task_key) {
+        void *outer;
+        if (weft_key_get(g_task_key, &outer) == WEFT_OK && weft_key_set(g_task_key, &me) == WEFT_OK)
+            me.outer = outer, me.keyed = true;
+    }
     ((void (*)(void *))fn)(arg);
-    /* Maybe on another thread now (the task moved its ULT): the lock and
-     * the release stores publish the task's effects to the waiters. */
-    spin_lock(&p->help_lock);
-    if (me.prev) me.prev->next = me.next;
-    else p->help_list = me.next;
-    if (me.next) me.next->prev = me.prev;
-    uint32_t n = atomic_load_explicit(&p->helps, memory_order_relaxed);
-    WEFT_ASSERT(n >= (uint32_t)from_ring);
-    if (from_ring)
-        atomic_store_explicit(&p->o_finished, atomic_load_explicit(&p->o_finished, memory_order_relaxed) + 1,
-                              memory_order_release);
-    atomic_store_explicit(&p->helps, n - from_ring, memory_order_release);
-    spin_unlock(&p->help_lock);
+    if (me.keyed) weft_key_set(g_task_key, me.outer);
+    pair_task_end(p, &me);
 }
 
 enum help { HELP_RAN, HELP_NONE, HELP_LAST };
@@ -499,6 +535,7 @@ int weft_pair_create(const weft_pair_config *cfg, weft_pair *out)
     if (!out) return WEFT_ERR_INVALID;
     weft_pair_config c;
     pthread_once(&g_barrier_once, barrier_register);
+    pthread_once(&g_key_once, key_make);
     if (cfg) c = *cfg;
     else {
         int rc = weft_pair_config_init(&c);
