@@ -468,6 +468,9 @@ extern __thread struct weft_xstream_s *weft_tls_xs
  * must finish before finalize releases memory but may not be refused (a
  * wake, the end of a join). */
 WEFT_HIDDEN int ext_enter(void);
+/* runtime.c: the variable `name` as a number in lo..hi (K/M suffixes if
+ * allow_suffix): 1 and *out set, 0 if unset or empty, -1 if malformed. */
+WEFT_HIDDEN int env_long(const char *name, long lo, long hi, long *out, int allow_suffix);
 static inline void ext_track(void) { atomic_fetch_add(&weft_g.ext_active, 1); }
 static inline void ext_leave(void) { atomic_fetch_sub(&weft_g.ext_active, 1); }
 

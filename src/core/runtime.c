@@ -56,7 +56,8 @@ const char *weft_strerror(int err)
 
 /* ---------- configuration ---------- */
 
-static int env_long(const char *name, long lo, long hi, long *out, int allow_suffix)
+/* internal.h */
+int env_long(const char *name, long lo, long hi, long *out, int allow_suffix)
 {
     const char *v = getenv(name);
     if (!v || !*v) return 0;

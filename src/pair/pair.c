@@ -38,7 +38,6 @@
  * compiler barrier. Where the kernel lacks that command, the submit issues a
  * full fence instead. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -482,25 +481,13 @@ static int pair_drain(struct weft_pair_s *p)
 /* ------------------------------------------------------------------ */
 /* API                                                                 */
 
-static int spin_from_env(long *us)
-{
-    const char *e = getenv("WEFT_PAIR_SPIN_US");
-    *us = PAIR_DEFAULT_SPIN_US;
-    if (!e || !*e) return WEFT_OK;
-    char *end;
-    errno = 0;
-    long v = strtol(e, &end, 10);
-    if (errno || *end || end == e || v < 0 || v > WEFT_MAX_SPIN_US) return WEFT_ERR_INVALID;
-    *us = v;
-    return WEFT_OK;
-}
-
 int weft_pair_config_init(weft_pair_config *cfg)
 {
     if (!cfg) return WEFT_ERR_INVALID;
     cfg->capacity = PAIR_DEFAULT_CAPACITY;
     cfg->assistant_cpu = -1;
-    return spin_from_env(&cfg->spin_us);
+    cfg->spin_us = PAIR_DEFAULT_SPIN_US;
+    return env_long("WEFT_PAIR_SPIN_US", 0, WEFT_MAX_SPIN_US, &cfg->spin_us, 0) < 0 ? WEFT_ERR_INVALID : WEFT_OK;
 }
 
 /* Start the assistant on `cpu`, else with the caller's CPUs `mask`. */
@@ -514,11 +501,9 @@ static int pair_start(struct weft_pair_s *p, int cpu, const cpu_set_t *mask)
         CPU_ZERO(&set);
         CPU_SET(cpu, &set);
     }
-    {
-        if (pthread_attr_setaffinity_np(&attr, sizeof set, &set)) {
-            pthread_attr_destroy(&attr);
-            return WEFT_ERR_SYS;
-        }
+    if (pthread_attr_setaffinity_np(&attr, sizeof set, &set)) {
+        pthread_attr_destroy(&attr);
+        return WEFT_ERR_SYS;
     }
     /* Signals go to the program's own threads, not to the assistant. */
     sigset_t all, old;
