@@ -40,16 +40,21 @@ int main(void)
     for (int i = 0; i < N; i++)
         CHECK_EQ(ran[i], 1);
     if (maxp >= 3 && omp_get_max_threads() == 2) { /* at 4, libgomp's idle threads take tasks side by side */
-        int order[16], k = 0;
-#pragma omp parallel shared(order, k)
+        int order[16], k = 0, made = 0;
+#pragma omp parallel shared(order, k, made)
 #pragma omp single
         {
-#pragma omp task
-            tiny_delay(20000000); /* keeps one thread busy while the others are made */
+            /* Keeps the other thread busy until all 12 are made (a fixed
+             * delay could end first under an emulator); bounded, should
+             * the producer run it itself. */
+#pragma omp task shared(made)
+            for (int spins = 0; !__atomic_load_n(&made, __ATOMIC_ACQUIRE) && spins < 200; spins++)
+                tiny_delay(100000);
             for (int i = 0; i < 12; i++) {
 #pragma omp task shared(order, k) priority(i % 4) firstprivate(i)
                 order[__atomic_fetch_add(&k, 1, __ATOMIC_SEQ_CST)] = i % 4;
             }
+            __atomic_store_n(&made, 1, __ATOMIC_RELEASE);
         }
         CHECK_EQ(k, 12);
         int last3 = -1, first0 = 12;
