@@ -555,14 +555,17 @@ bool omp_team_barrier(struct omp_thread *thr, bool cancellable)
     } else {
         for (;;) {
             if (atomic_load_explicit(&t->bar_gen, memory_order_acquire) != gen) break;
+            if (omp_task_run_one(thr, true)) continue;
+            if (atomic_load_explicit(&t->pending, memory_order_relaxed) > 0) omp_task_idle(thr, true);
+            /* Every condition of the wait is read after the event word:
+             * a cancel (which bumps it) between a read of `cancelled` and
+             * the read of the word would otherwise be slept through. */
+            uint32_t ev = atomic_load_explicit(&t->event, memory_order_acquire);
+            if (atomic_load_explicit(&t->bar_gen, memory_order_acquire) != gen) break;
             if (cancellable && atomic_load_explicit(&t->cancelled, memory_order_acquire)) {
                 omp_task_idle(thr, false);
                 return true;
             }
-            if (omp_task_run_one(thr, true)) continue;
-            if (atomic_load_explicit(&t->pending, memory_order_relaxed) > 0) omp_task_idle(thr, true);
-            uint32_t ev = atomic_load_explicit(&t->event, memory_order_acquire);
-            if (atomic_load_explicit(&t->bar_gen, memory_order_acquire) != gen) break;
             if (omp_tasks_queued(t)) continue;
             omp_wait(&t->event, ev);
         }

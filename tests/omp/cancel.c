@@ -10,7 +10,8 @@
  *  - cancel parallel: the encountering thread (thread 0) leaves at once;
  *    the others, held in a barrier (a cancellation point, GOMP_barrier_cancel)
  *    that cannot complete before thread 0 arrives, leave it cancelled: no
- *    thread runs the code after the cancel or after the barrier;
+ *    thread runs the code after the cancel or after the barrier (500
+ *    regions in a row);
  *  - cancel for / cancel sections / cancel taskgroup: the encountering
  *    thread or task leaves at once; the other threads (tasks created after
  *    the cancelling one, which is undeferred) poll a
@@ -59,8 +60,12 @@ int main(void)
     CHECK_EQ(on, want_on);
 
     int nthr = 1;
-    /* cancel parallel + cancellable barrier */
-    {
+    /* cancel parallel + cancellable barrier, many times: a thread that
+     * waits in the barrier while thread 0 cancels must not sleep through
+     * the cancel (weft-omp once read `cancelled` before the word it then
+     * slept on: a hang in about 1 run in 200 of one region, every run of
+     * 500) */
+    for (int rep = 0; rep < 500; rep++) {
         int before = 0, after_cancel = 0, after_barrier = 0;
 #pragma omp parallel shared(nthr, before, after_cancel, after_barrier)
         {
