@@ -572,11 +572,14 @@ static inline bool defer(struct omp_thread *thr, struct omp_team *team, int prio
  * tasks at once, but for what needs the queue there too: while the maker
  * holds a lock, and tasks with a priority (and any task while those wait),
  * which run in priority order at the next scheduling point, as libgomp
- * orders them below its cut-off. */
+ * orders them below its cut-off. Outside any parallel region (the level-0
+ * team of an initial thread) every task runs at once, as libgomp runs
+ * tasks without a team: no region's end would ever run a queued one. */
 static inline bool at_once(struct omp_thread *thr, struct omp_team *team, int priority)
 {
-    if (team->nthreads == 1 && !thr->locks_held && priority == 0 &&
-        atomic_load_explicit(&team->prio_queued, memory_order_relaxed) == 0)
+    if (team->nthreads == 1 &&
+        (team->level == 0 ||
+         (!thr->locks_held && priority == 0 && atomic_load_explicit(&team->prio_queued, memory_order_relaxed) == 0)))
         return true;
     return !defer(thr, team, priority);
 }
@@ -805,7 +808,10 @@ static __attribute__((noinline)) void task_special(struct omp_thread *thr, void 
     struct omp_team *team = thr->team;
     if (omp_g.cancel && omp_task_discarded(thr)) return; /* not even made */
     bool final = (flags & TASK_FINAL) || parent->final;
-    bool alone = parent->final || !team || (team->nthreads == 1 && !thr->locks_held);
+    /* Outside any parallel region (level 0) a task always runs here: no
+     * region's end would run a queued one (at_once). */
+    bool outside = !team || team->level == 0;
+    bool alone = parent->final || outside || (team->nthreads == 1 && !thr->locks_held);
     /* Dependences are tracked in a team of one too: a detached sibling
      * may have run and still not be complete. */
     if ((flags & TASK_DEPEND) && depend && !parent->final && team) {
@@ -813,8 +819,8 @@ static __attribute__((noinline)) void task_special(struct omp_thread *thr, void 
          * count is over by what threads added ahead, at most TASK_CREDIT
          * each): past it, the task runs here once its predecessors are
          * done, so a maker that outruns the team holds no more. */
-        bool cut = atomic_load_explicit(&team->pending, memory_order_relaxed) >
-                   (long)team->nthreads * (CUTOFF_PER_THREAD + TASK_CREDIT);
+        bool cut = outside || atomic_load_explicit(&team->pending, memory_order_relaxed) >
+                              (long)team->nthreads * (CUTOFF_PER_THREAD + TASK_CREDIT);
         task_heap(thr, parent, fn, data, cpyfn, arg_size, arg_align, !if_clause || cut, !if_clause, final, priority,
                   depend, false, (flags & TASK_DETACH) ? detach : NULL);
         return;
