@@ -214,6 +214,8 @@ struct omp_task {
      * (it completes at whichever comes last); 0 for other tasks. */
     _Atomic long detach_parts;
     uint8_t maker_refs;             /* refs set by its maker (task.c), not by the thread that runs it */
+    uint8_t copied;                 /* its arguments were copy-constructed (cpyfn): it runs even when
+                                     * cancelled, since its body destroys the copies (as libgomp) */
 };
 
 /* A thread's queue of deferred tasks (task.c): it pushes and takes at the

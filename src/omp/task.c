@@ -71,6 +71,7 @@ void omp_task_init_implicit(struct omp_task *t, struct omp_task *parent, struct 
     t->dtab = NULL;
     atomic_store_explicit(&t->detach_parts, 0, memory_order_relaxed);
     t->maker_refs = 0;
+    t->copied = 0;
 }
 
 /* ---------- task records ----------
@@ -485,8 +486,11 @@ static void task_execute(struct omp_thread *thr, struct omp_task *t)
     t->child_credit = t->ref_credit = 0;
     struct omp_task *prev = thr->task;
     thr->task = t;
-    /* A cancelled region or taskgroup discards the tasks not yet started. */
-    if (!atomic_load_explicit(&t->team->cancelled, memory_order_relaxed) && !omp_group_cancelled(t->group))
+    /* A cancelled region or taskgroup discards the tasks not yet started,
+     * but for those whose arguments were copy-constructed: only the body
+     * runs their destructors (it leaves at its first cancellation point). */
+    if (t->copied ||
+        (!atomic_load_explicit(&t->team->cancelled, memory_order_relaxed) && !omp_group_cancelled(t->group)))
         t->fn(t->data);
     omp_depend_table_free(t); /* no more children of it */
     thr->task = prev;
@@ -614,6 +618,7 @@ static struct omp_task *task_make(struct omp_thread *thr, struct omp_task *paren
     char *args = (char *)t + off;
     if (cpyfn) cpyfn(args, data);
     else if (arg_size) memcpy(args, data, (size_t)arg_size);
+    t->copied = cpyfn != NULL;
     t->parent = parent;
     t->group = omp_task_group(parent);
     t->taskgroup = NULL;
