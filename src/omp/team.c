@@ -263,7 +263,11 @@ static void team_prepare(struct omp_team *t, struct omp_thread *enc, void (*fn)(
     atomic_store_explicit(&t->bar_arrived, 0, memory_order_relaxed);
     omp_ws_team_reset(t);
     struct omp_icv *picv = &enc->task->icv;
-    int bind = bind_clause ? bind_clause : picv->bind;
+    /* The policy the team is placed by, and its threads' bind-var: a
+     * proc_bind clause replaces bind-var unless that is false; the list of
+     * OMP_PROC_BIND, where it has an entry for the new level, comes last
+     * (libgomp 12's order). */
+    int bind = picv->bind != OMP_BIND_FALSE && bind_clause ? bind_clause : picv->bind;
     for (unsigned i = 0; i < n; i++) {
         struct omp_thread *thr = t->threads[i];
         thr->team = t;
@@ -278,7 +282,7 @@ static void team_prepare(struct omp_team *t, struct omp_thread *enc, void (*fn)(
         omp_task_init_implicit(&thr->implicit, enc->task, t);
         struct omp_icv *icv = &thr->implicit.icv;
         if (t->level < (unsigned)omp_g.nthreads_list_len) icv->nthreads = omp_g.nthreads_list[t->level];
-        if (t->level < (unsigned)omp_g.bind_list_len) icv->bind = omp_g.bind_list[t->level];
+        icv->bind = t->level < (unsigned)omp_g.bind_list_len ? omp_g.bind_list[t->level] : bind;
         thr->task = &thr->implicit;
     }
     place_threads(t, enc, bind);
