@@ -72,8 +72,9 @@ OMP_EXPORT void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum, v
         if (!addrs || !copies) omp_fatal("out of memory running a target region on the host");
         memcpy(addrs, hostaddrs, mapnum * sizeof *addrs);
         size_t at = 0;
+        /* A NULL one (an absent Fortran optional argument) stays NULL. */
         for (size_t i = 0; i < mapnum; i++)
-            if ((kinds[i] & MAP_KIND_MASK) == MAP_FIRSTPRIVATE) {
+            if ((kinds[i] & MAP_KIND_MASK) == MAP_FIRSTPRIVATE && hostaddrs[i]) {
                 size_t a = (size_t)1 << (kinds[i] >> 8);
                 at = (at + a - 1) & ~(a - 1);
                 memcpy(copies + at, hostaddrs[i], sizes[i]);
@@ -119,16 +120,21 @@ OMP_EXPORT void GOMP_target_update(int device, const void *unused, size_t mapnum
     (void)device, (void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
 }
 
+/* With depend, these are tasks that move nothing: they wait for their
+ * predecessors, and later siblings find them complete (as a target region
+ * does above). */
 OMP_EXPORT void GOMP_target_update_ext(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
                                        unsigned short *kinds, unsigned flags, void **depend)
 {
-    (void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags, (void)depend;
+    (void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags;
+    if (depend) omp_task_wait_depend(depend, true);
 }
 
 OMP_EXPORT void GOMP_target_enter_exit_data(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
                                             unsigned short *kinds, unsigned flags, void **depend)
 {
-    (void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags, (void)depend;
+    (void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags;
+    if (depend) omp_task_wait_depend(depend, true);
 }
 
 /* `teams` inside a target region run on the host (OpenMP 4.0 entry): one

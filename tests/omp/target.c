@@ -10,6 +10,10 @@
  *  - target teams num_teams(3) (GOMP_teams4 inside the target region);
  *  - target teams distribute parallel for reduction;
  *  - target nowait + taskwait (the target region is a deferred task);
+ *  - depend on target enter data / target update / target exit data: each
+ *    waits for its predecessors and orders its successors (a chain of
+ *    tasks and data constructs whose values depend on the order; weft-omp
+ *    once ignored depend there: GCC's libgomp.c/target-25.c, target-32.c);
  *  - declare target functions and variables;
  *  - omp_target_alloc / omp_target_free / omp_target_memcpy /
  *    omp_target_memcpy_rect / omp_target_is_present on the initial device
@@ -157,5 +161,31 @@ int main(void)
     CHECK(omp_target_memcpy_rect(NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, host, host) >= 3);
     int q = 0;
     CHECK(omp_target_associate_ptr(&q, &q, sizeof q, 0, host) != 0);
+    /* depend on the data constructs: a chain through d[0..4] */
+    for (int rep = 0; rep < 20; rep++) {
+        int a = 0, d[5];
+#pragma omp parallel shared(a, d)
+#pragma omp single
+        {
+#pragma omp task depend(out : d[0]) shared(a)
+            {
+                usleep(200);
+                a = 2;
+            }
+#pragma omp target enter data nowait map(to : a) depend(in : d[0]) depend(out : d[1])
+#pragma omp task depend(in : d[1]) depend(out : d[2]) shared(a)
+            a = a * 10 + 1;
+#pragma omp target update to(a) nowait depend(inout : d[2])
+#pragma omp task depend(in : d[2]) depend(out : d[3]) shared(a)
+            {
+                usleep(200);
+                a = a * 10 + 2;
+            }
+#pragma omp target exit data map(from : a) depend(in : d[3]) depend(out : d[4])
+#pragma omp task depend(in : d[4]) shared(a)
+            a = a * 10 + 3;
+        }
+        CHECK_EQ(a, 2123);
+    }
     return 0;
 }
