@@ -136,18 +136,19 @@ OMP_EXPORT int omp_is_initial_device(void) { return 1; }
 
 OMP_EXPORT int omp_get_initial_device(void) { return HOST_DEVICE; }
 
-/* Nothing is kept that a pause could release: threads park on their own
- * (OpenMP 5.1 section 3.2.43). */
+/* A soft and a hard pause do the same (OpenMP 5.1 section 3.2.43): the
+ * caller's idle teams end (team.c). The streams stay: they are weft's, and
+ * idle ones sleep. */
 OMP_EXPORT int omp_pause_resource(int kind, int device_num)
 {
     (void)kind;
-    return device_num == HOST_DEVICE ? 0 : -1;
+    return device_num == HOST_DEVICE ? omp_pause_host() : -1;
 }
 
 OMP_EXPORT int omp_pause_resource_all(int kind)
 {
     (void)kind;
-    return 0;
+    return omp_pause_host();
 }
 
 /* ---------- device memory (OpenMP 5.1 section 3.8) on the host ---------- */

@@ -387,6 +387,7 @@ struct omp_team {
 /* team.c */
 OMP_HIDDEN void omp_team_event(struct omp_team *t); /* bump team->event and wake its waiters */
 OMP_HIDDEN bool omp_team_barrier(struct omp_thread *thr, bool cancellable);
+OMP_HIDDEN int omp_pause_host(void); /* omp_pause_resource on the host: 0, or -1 in a parallel region */
 
 /* task.c */
 /* Run one queued task of thr's team that thr may run now (any task when

@@ -244,6 +244,13 @@ static void place_threads(struct omp_team *t, struct omp_thread *enc, int bind)
     }
 }
 
+/* The binding policy of a region: its proc_bind clause (0: none)
+ * replaces the encountering task's bind-var unless that is false. */
+static inline int region_bind(int bind_var, int bind_clause)
+{
+    return bind_var != OMP_BIND_FALSE && bind_clause ? bind_clause : bind_var;
+}
+
 /* (Re)initialise team `t` for a region that `enc` encounters. Its workers
  * are idle (or not made yet): nothing else touches it. */
 static void team_prepare(struct omp_team *t, struct omp_thread *enc, void (*fn)(void *), void *data,
@@ -263,11 +270,10 @@ static void team_prepare(struct omp_team *t, struct omp_thread *enc, void (*fn)(
     atomic_store_explicit(&t->bar_arrived, 0, memory_order_relaxed);
     omp_ws_team_reset(t);
     struct omp_icv *picv = &enc->task->icv;
-    /* The policy the team is placed by, and its threads' bind-var: a
-     * proc_bind clause replaces bind-var unless that is false; the list of
-     * OMP_PROC_BIND, where it has an entry for the new level, comes last
-     * (libgomp 12's order). */
-    int bind = picv->bind != OMP_BIND_FALSE && bind_clause ? bind_clause : picv->bind;
+    /* The policy the team is placed by, and its threads' bind-var (the
+     * list of OMP_PROC_BIND, where it has an entry for the new level,
+     * comes last: libgomp 12's order). */
+    int bind = region_bind(picv->bind, bind_clause);
     for (unsigned i = 0; i < n; i++) {
         struct omp_thread *thr = t->threads[i];
         thr->team = t;
@@ -404,7 +410,7 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, const s
 {
     struct omp_team *t = enc->hot;
     /* Bound threads stay on their streams: a team placed otherwise is not reused. */
-    int bind = bind_clause ? bind_clause : enc->task->icv.bind;
+    int bind = region_bind(enc->task->icv.bind, bind_clause);
     bool reuse = t && t->nthreads == n && (!omp_streams_bound() || t->bind == bind);
     if (reuse) {
         wait_idle(t);
@@ -518,6 +524,20 @@ OMP_EXPORT void GOMP_parallel_end(void)
 {
     struct omp_thread *thr = omp_self();
     if (thr->team && thr->team->level > 0 && thr->num == 0 && thr->saved) region_end(thr);
+}
+
+/* omp_pause_resource on the host: the calling initial thread's idle
+ * teams end (their ULTs and stacks are freed; the next region makes new
+ * ones). -1 inside a parallel region, active or not, as libgomp. */
+int omp_pause_host(void)
+{
+    struct omp_thread *thr = omp_self();
+    if (thr->team && thr->team->level > 0) return -1;
+    if (thr->hot) {
+        team_dissolve(thr->hot);
+        thr->hot = NULL;
+    }
+    return 0;
 }
 
 /* ---------- the team barrier ---------- */

@@ -4,7 +4,9 @@
  * pause, parallel regions, worksharing loops, tasks and locks work again
  * with correct results; a pause between two regions does not change the
  * ICVs the program set (soft pause keeps them; libgomp keeps them for hard
- * pause too).
+ * pause too). Inside a parallel region (active, or inactive with if(0))
+ * both calls return -1 and nothing changes, as libgomp's do; 20 rounds of
+ * pauses between regions afterwards.
  */
 #include "omp_check.h"
 
@@ -61,5 +63,23 @@ int main(void)
     work_check(4);
     CHECK(omp_pause_resource(omp_pause_soft, host + 5) != 0);
     work_check(5);
+    int inside[4] = {0, 0, 0, 0};
+#pragma omp parallel num_threads(2) shared(inside)
+    {
+        int me = omp_get_thread_num();
+        inside[me] = omp_pause_resource(omp_pause_soft, host);
+        if (me == 0) inside[2] = omp_pause_resource_all(omp_pause_hard);
+    }
+    work_check(6);
+#pragma omp parallel if (0) shared(inside)
+    inside[3] = omp_pause_resource_all(omp_pause_soft);
+    CHECK_EQ(inside[0], -1);
+    CHECK_EQ(inside[1], -1);
+    CHECK_EQ(inside[2], -1);
+    CHECK_EQ(inside[3], -1);
+    for (int round = 7; round < 27; round++) {
+        work_check(round);
+        CHECK_EQ(omp_pause_resource(round & 1 ? omp_pause_soft : omp_pause_hard, host), 0);
+    }
     return 0;
 }
