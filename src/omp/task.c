@@ -524,8 +524,10 @@ static void wait_for(struct omp_thread *thr, _Atomic long *count, long until)
      * bumps the event word (enqueue). */
     atomic_fetch_add_explicit(&team->desc_waiters, 1, memory_order_seq_cst);
     while (atomic_load_explicit(count, memory_order_acquire) > until) {
-        if (omp_task_run_one(thr, false)) continue;
+        /* The event word first: a task queued after the look for one
+         * below bumps it, so the sleep cannot miss it. */
         uint32_t ev = atomic_load_explicit(&team->event, memory_order_acquire);
+        if (omp_task_run_one(thr, false)) continue;
         if (atomic_load_explicit(count, memory_order_acquire) <= until) break;
         omp_wait(&team->event, ev);
     }
@@ -914,6 +916,23 @@ void omp_task_wait_depend(void **depend, bool serial)
 }
 
 OMP_EXPORT void GOMP_taskwait_depend(void **depend) { omp_task_wait_depend(depend, false); }
+
+/* A `nowait` construct with dependences and nothing to do on the host
+ * (target update / enter data / exit data): in a team, an empty deferred
+ * task with those dependences, so its maker goes on at once, as libgomp
+ * makes one; elsewhere the wait above. */
+void omp_task_depend_nowait(void **depend)
+{
+    struct omp_thread *thr = omp_self();
+    struct omp_task *parent = thr->task;
+    struct omp_team *team = thr->team;
+    if (!depend || parent->final || !team || team->level == 0) {
+        omp_task_wait_depend(depend, true);
+        return;
+    }
+    if (omp_g.cancel && omp_task_discarded(thr)) return;
+    task_heap(thr, parent, task_nothing, NULL, NULL, 0, 1, false, false, false, 0, depend, true, NULL);
+}
 
 OMP_EXPORT void GOMP_taskwait(void)
 {

@@ -331,7 +331,7 @@ static void region_finish_wait(struct omp_thread *thr)
         if (atomic_load_explicit(&t->done, memory_order_acquire) >= all &&
             atomic_load_explicit(&t->pending, memory_order_acquire) == 0)
             break;
-        if (tasks && omp_tasks_queued(t)) continue;
+        if (atomic_load_explicit(&t->pending, memory_order_acquire) > 0 && omp_tasks_queued(t)) continue;
         omp_wait(&t->event, ev);
     }
     omp_task_idle(thr, false);
@@ -556,6 +556,7 @@ bool omp_team_barrier(struct omp_thread *thr, bool cancellable)
             if (omp_task_run_one(thr, true)) continue;
             uint32_t ev = atomic_load_explicit(&t->event, memory_order_acquire);
             if (atomic_load_explicit(&t->pending, memory_order_acquire) == 0) break;
+            if (omp_tasks_queued(t)) continue; /* queued after the look above (a plain thread's fulfil) */
             omp_wait(&t->event, ev);
         }
         return cancellable && atomic_load_explicit(&t->cancelled, memory_order_acquire);

@@ -14,6 +14,7 @@
  *    waits for its predecessors and orders its successors (a chain of
  *    tasks and data constructs whose values depend on the order; weft-omp
  *    once ignored depend there: GCC's libgomp.c/target-25.c, target-32.c);
+ *    with nowait, the maker goes on before the predecessors complete;
  *  - declare target functions and variables;
  *  - omp_target_alloc / omp_target_free / omp_target_memcpy /
  *    omp_target_memcpy_rect / omp_target_is_present on the initial device
@@ -186,6 +187,25 @@ int main(void)
             a = a * 10 + 3;
         }
         CHECK_EQ(a, 2123);
+    }
+    /* target update nowait with depend does not hold its maker: the maker
+     * fulfils the predecessor's event only after the construct */
+    {
+        int x = 0, y = 0;
+#pragma omp parallel num_threads(2) shared(x, y)
+#pragma omp single
+        {
+            omp_event_handle_t ev;
+#pragma omp task detach(ev) depend(out : x) shared(x)
+            x = 1;
+#pragma omp target update to(x) nowait depend(in : x)
+#pragma omp task depend(in : x) shared(x, y)
+            y = x + 1;
+            omp_fulfill_event(ev);
+#pragma omp taskwait
+        }
+        CHECK_EQ(x, 1);
+        CHECK_EQ(y, 2);
     }
     return 0;
 }
