@@ -124,22 +124,25 @@ OMP_EXPORT void GOMP_target_update(int device, const void *unused, size_t mapnum
  * predecessors, and later siblings find them complete (as a target region
  * does above); with nowait, their maker does not wait (task.c). */
 #define TARGET_FLAG_NOWAIT 1
+static void data_construct_depend(unsigned flags, void **depend)
+{
+    if (!depend) return;
+    if (flags & TARGET_FLAG_NOWAIT) omp_task_depend_nowait(depend);
+    else omp_task_wait_depend(depend, true);
+}
+
 OMP_EXPORT void GOMP_target_update_ext(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
                                        unsigned short *kinds, unsigned flags, void **depend)
 {
     (void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
-    if (!depend) return;
-    if (flags & TARGET_FLAG_NOWAIT) omp_task_depend_nowait(depend);
-    else omp_task_wait_depend(depend, true);
+    data_construct_depend(flags, depend);
 }
 
 OMP_EXPORT void GOMP_target_enter_exit_data(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
                                             unsigned short *kinds, unsigned flags, void **depend)
 {
     (void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
-    if (!depend) return;
-    if (flags & TARGET_FLAG_NOWAIT) omp_task_depend_nowait(depend);
-    else omp_task_wait_depend(depend, true);
+    data_construct_depend(flags, depend);
 }
 
 /* `teams` inside a target region run on the host (OpenMP 4.0 entry): one

@@ -926,7 +926,7 @@ void omp_task_depend_nowait(void **depend)
     struct omp_thread *thr = omp_self();
     struct omp_task *parent = thr->task;
     struct omp_team *team = thr->team;
-    if (!depend || parent->final || !team || team->level == 0) {
+    if (parent->final || !team || team->level == 0) {
         omp_task_wait_depend(depend, true);
         return;
     }
