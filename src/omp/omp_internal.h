@@ -357,6 +357,10 @@ struct omp_team {
     _Atomic unsigned long cg_busy;
     struct omp_team *cg_root;       /* the level-0 team it added cg_added to */
     unsigned long cg_added;
+    /* omp_fulfill_event calls under way on its tasks (task.c): one from
+     * outside the team touches it after the task is complete, so the team
+     * is not freed until there are none (team.c, team_quiesce). */
+    _Atomic int fulfilling;
     /* team barrier */
     _Atomic unsigned bar_arrived __attribute__((aligned(OMP_CACHE_LINE)));
     _Atomic uint32_t bar_gen;

@@ -27,6 +27,7 @@
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdio.h>
+#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -460,6 +461,46 @@ static struct omp_task *dequeue(struct omp_team *team, struct omp_thread *thr, b
     return t;
 }
 
+/* ---------- events of discarded detached tasks ----------
+ *
+ * A detached task that cancellation discards completes at once, event or
+ * not, as libgomp's does (a body that was to hand its event on never
+ * runs). Its record then goes the usual way, so a later omp_fulfill_event
+ * on it must not touch it: such events are noted here, and fulfilling one
+ * does nothing. A note goes when the event is fulfilled, or when a new
+ * detached task gets the same address (its event is the same handle).
+ * Only with OMP_CANCELLATION set does anything come here: the lock also
+ * makes a discard and a fulfil of the same task one after the other. */
+static _Atomic uint32_t discarded_lock;
+static void *discarded_root; /* tsearch tree of handles */
+static _Atomic long discarded_n;
+/* The handle of a detached task not even made (its region or taskgroup
+ * was cancelled before): fulfilling it does nothing. */
+static char discarded_unmade;
+
+static int handle_cmp(const void *a, const void *b) { return (a > b) - (a < b); }
+
+static void discarded_forget(struct omp_task *t)
+{
+    if (omp_likely(atomic_load_explicit(&discarded_n, memory_order_relaxed) == 0)) return;
+    omp_word_lock(&discarded_lock);
+    if (tdelete(t, &discarded_root, handle_cmp)) atomic_fetch_sub_explicit(&discarded_n, 1, memory_order_relaxed);
+    omp_word_unlock(&discarded_lock);
+}
+
+/* The body of detached task t was discarded: its event no longer holds
+ * it (noted if it is still to come). */
+static void discard_event(struct omp_task *t)
+{
+    omp_word_lock(&discarded_lock);
+    if (atomic_fetch_sub_explicit(&t->detach_parts, 1, memory_order_acq_rel) == 2) {
+        if (!tsearch(t, &discarded_root, handle_cmp)) omp_fatal("out of memory noting a discarded task's event");
+        atomic_fetch_add_explicit(&discarded_n, 1, memory_order_relaxed);
+        atomic_store_explicit(&t->detach_parts, 0, memory_order_relaxed);
+    }
+    omp_word_unlock(&discarded_lock);
+}
+
 /* ---------- running and completing ---------- */
 
 /* The team's count goes last: once it is zero the region may end, and
@@ -489,15 +530,17 @@ static void task_execute(struct omp_thread *thr, struct omp_task *t)
     /* A cancelled region or taskgroup discards the tasks not yet started,
      * but for those whose arguments were copy-constructed: only the body
      * runs their destructors (it leaves at its first cancellation point). */
-    if (t->copied ||
-        (!atomic_load_explicit(&t->team->cancelled, memory_order_relaxed) && !omp_group_cancelled(t->group)))
-        t->fn(t->data);
+    bool run = t->copied ||
+               (!atomic_load_explicit(&t->team->cancelled, memory_order_relaxed) && !omp_group_cancelled(t->group));
+    if (run) t->fn(t->data);
     omp_depend_table_free(t); /* no more children of it */
     thr->task = prev;
-    /* A detached task whose event is not fulfilled yet completes then. */
-    if (atomic_load_explicit(&t->detach_parts, memory_order_acquire) &&
-        atomic_fetch_sub_explicit(&t->detach_parts, 1, memory_order_acq_rel) != 1)
-        return;
+    /* A detached task whose event is not fulfilled yet completes then,
+     * unless it was discarded. */
+    if (atomic_load_explicit(&t->detach_parts, memory_order_acquire)) {
+        if (!run) discard_event(t);
+        else if (atomic_fetch_sub_explicit(&t->detach_parts, 1, memory_order_acq_rel) != 1) return;
+    }
     task_complete(thr, t);
 }
 
@@ -612,6 +655,7 @@ static struct omp_task *task_make(struct omp_thread *thr, struct omp_task *paren
      * more than the rest of a small task's set-up. */
     t->pooled = pooled;
     atomic_store_explicit(&t->detach_parts, detach ? 2 : 0, memory_order_relaxed);
+    if (detach) discarded_forget(t);
     /* The event handle is the record. gcc's code reads the task's own copy
      * of it from the first word of the arguments: written there before
      * they are copied (as libgomp 12 does); the maker's variable, which
@@ -693,11 +737,32 @@ OMP_EXPORT void omp_fulfill_event(uintptr_t event)
 {
     struct omp_task *t = (struct omp_task *)(uintptr_t)event;
     if (!t) omp_fatal("omp_fulfill_event: not the event of a detached task");
+    if (t == (struct omp_task *)(void *)&discarded_unmade) return;
+    /* The team outlives this call (team_quiesce): once the task is
+     * complete its region may end, and the event word is bumped after. */
+    bool noted = omp_g.cancel;
+    if (noted) {
+        omp_word_lock(&discarded_lock);
+        if (tdelete(t, &discarded_root, handle_cmp)) { /* discarded, complete already */
+            atomic_fetch_sub_explicit(&discarded_n, 1, memory_order_relaxed);
+            omp_word_unlock(&discarded_lock);
+            return;
+        }
+    }
     struct omp_team *team = t->team; /* read first: t may be freed once complete */
+    atomic_fetch_add_explicit(&team->fulfilling, 1, memory_order_relaxed);
     long left = atomic_fetch_sub_explicit(&t->detach_parts, 1, memory_order_acq_rel);
+    if (noted) omp_word_unlock(&discarded_lock);
     if (left <= 0) omp_fatal("omp_fulfill_event: the event was fulfilled already");
-    if (left == 1) task_complete(omp_tls_self, t); /* its body had ended */
+    struct omp_thread *me = omp_tls_self;
+    if (left == 1) {
+        task_complete(me, t); /* its body had ended */
+        /* Records of the team freed here go back now, not at a later
+         * flush of a thread of another team, when the team may be gone. */
+        if (me && me->team != team) rfree_flush(me);
+    }
     omp_team_event(team); /* an undeferred task's maker may be waiting for it */
+    atomic_fetch_sub_explicit(&team->fulfilling, 1, memory_order_release);
 }
 
 OMP_EXPORT void omp_fulfill_event_(intptr_t event) { omp_fulfill_event((uintptr_t)event); } /* Fortran, by value */
@@ -813,7 +878,10 @@ static __attribute__((noinline)) void task_special(struct omp_thread *thr, void 
 {
     struct omp_task *parent = thr->task;
     struct omp_team *team = thr->team;
-    if (omp_g.cancel && omp_task_discarded(thr)) return; /* not even made */
+    if (omp_g.cancel && omp_task_discarded(thr)) { /* not even made */
+        if ((flags & TASK_DETACH) && detach) *(uintptr_t *)detach = (uintptr_t)(void *)&discarded_unmade;
+        return;
+    }
     bool final = (flags & TASK_FINAL) || parent->final;
     /* Outside any parallel region (level 0) a task always runs here: no
      * region's end would run a queued one (at_once). */

@@ -105,10 +105,20 @@ static struct omp_thread *initial_new(unsigned thread_limit)
 
 static void team_dissolve(struct omp_team *t);
 
+/* Until no omp_fulfill_event is under way on t's tasks: one that
+ * completed the last of them may still bump t's event word. */
+static void team_quiesce(struct omp_team *t)
+{
+    for (long i = 1; atomic_load_explicit(&t->fulfilling, memory_order_acquire) > 0; i++) omp_relax_n(i);
+}
+
 static void initial_free(struct omp_thread *thr)
 {
     if (thr->hot) team_dissolve(thr->hot);
     struct omp_team *t = thr->team;
+    team_quiesce(t);
+    omp_tasks_flush(thr);
+    omp_task_records_free(thr);
     omp_ws_team_fini(t);
     free(t->threads);
     free(t);
@@ -388,6 +398,7 @@ static void team_dissolve(struct omp_team *t)
     omp_self_restore(me);
     omp_beat();
     if (t->threads[0]->hot) team_dissolve(t->threads[0]->hot);
+    team_quiesce(t);
     omp_ws_team_fini(t);
     for (unsigned i = 0; i < t->nthreads; i++) {
         if (i && t->threads[i]->holds) omp_stream_release(t->threads[i]->stream);
@@ -737,6 +748,9 @@ void omp_run_initial(void (*fn)(void *), void *data, unsigned thread_limit, int 
     thr->place = old->place;
     self_set(thr);
     fn(data);
+    /* The region's end: its tasks complete (a detached one may still
+     * wait for its event). */
+    omp_team_barrier(thr, false);
     self_set(old);
     initial_free(thr);
 }

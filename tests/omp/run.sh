@@ -16,6 +16,7 @@
 #   OMP_TEST_CC, OMP_TEST_CXX, OMP_TEST_FC  the compilers (default gcc, g++,
 #                    gfortran; "none" for OMP_TEST_CXX or OMP_TEST_FC skips
 #                    the C++ or Fortran tests), e.g. a cross compiler's
+#   OMP_TEST_LIBDIR  set by run.sh for the tests: LIBDIR, or empty
 #   OMP_TEST_RUNNER  a command that runs each test (e.g. qemu-aarch64 -L
 #                    /usr/aarch64-linux-gnu for a cross build); the tests
 #                    that start a copy of themselves then pass their own
@@ -75,6 +76,10 @@ done
 if [ -n "$libdir" ]; then
     export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
+# Where the library under test is (empty: the system's). A few tests check
+# what libgomp leaves undefined (e.g. fulfilling the event of a discarded
+# task) only on the library under test: weft-omp defines it.
+export OMP_TEST_LIBDIR="$libdir"
 
 # ---- the tests -----------------------------------------------------------
 tests=()
