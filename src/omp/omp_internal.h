@@ -437,7 +437,11 @@ static inline struct omp_taskgroup *omp_cancel_group(const struct omp_task *t)
  * `depend` would (GOMP_taskwait_depend); `serial`: mutexinoutset taken as
  * inout (target.c: the region runs after, outside the set's mutex). */
 OMP_HIDDEN void omp_task_wait_depend(void **depend, bool serial);
-OMP_HIDDEN void omp_task_depend_nowait(void **depend); /* target update/enter/exit nowait depend: an empty deferred task */
+/* target nowait: a deferred task of fn on a copy of data[0..size), after
+ * the predecessors of depend (NULL: none); run here where no task can be
+ * deferred (outside a region, in a final task). */
+OMP_HIDDEN void omp_task_deferred(void (*fn)(void *), void *data, long size, long align, void **depend);
+OMP_HIDDEN void omp_task_nothing(void *arg); /* a body that does nothing */
 /* task.c: open a taskgroup in thr's current task (`workshare`: for a
  * worksharing construct's task reductions); wait for its tasks and close it. */
 OMP_HIDDEN struct omp_taskgroup *omp_taskgroup_begin(struct omp_thread *thr, bool workshare);

@@ -687,7 +687,7 @@ static struct omp_task *task_make(struct omp_thread *thr, struct omp_task *paren
     return t;
 }
 
-static void task_nothing(void *arg) { (void)arg; }
+void omp_task_nothing(void *arg) { (void)arg; }
 
 /* A task with a record of its own although it may run at once: one with
  * dependences in a team of two or more (depend.c), queued once its
@@ -980,27 +980,31 @@ void omp_task_wait_depend(void **depend, bool serial)
     struct omp_task *parent = thr->task;
     struct omp_team *team = thr->team;
     if (!depend || parent->final || !team) return; /* every sibling is complete */
-    task_heap(thr, parent, task_nothing, NULL, NULL, 0, 1, true, true, false, 0, depend, serial, NULL);
+    task_heap(thr, parent, omp_task_nothing, NULL, NULL, 0, 1, true, true, false, 0, depend, serial, NULL);
 }
 
 OMP_EXPORT void GOMP_taskwait_depend(void **depend) { omp_task_wait_depend(depend, false); }
 
-/* A `nowait` construct with dependences and nothing to do on the host
- * (target update / enter data / exit data): in a team, an empty deferred
- * task with those dependences, so its maker goes on at once, as libgomp
- * makes one; elsewhere the wait above. */
-void omp_task_depend_nowait(void **depend)
+/* A `nowait` target construct (task.c's part of target.c's): a deferred
+ * task of fn on a copy of data[0..size), after the predecessors of
+ * `depend` (if any; a mutexinoutset counts as inout), so its maker goes
+ * on at once, as libgomp makes a target task. Outside a parallel region
+ * and in a final task it runs here, after those. */
+void omp_task_deferred(void (*fn)(void *), void *data, long size, long align, void **depend)
 {
     struct omp_thread *thr = omp_self();
     struct omp_task *parent = thr->task;
     struct omp_team *team = thr->team;
     if (parent->final || !team || team->level == 0) {
         omp_task_wait_depend(depend, true);
+        fn(data);
         return;
     }
     if (omp_g.cancel && omp_task_discarded(thr)) return;
-    task_heap(thr, parent, task_nothing, NULL, NULL, 0, 1, false, false, false, 0, depend, true, NULL);
+    if (depend) task_heap(thr, parent, fn, data, NULL, size, align, false, false, false, 0, depend, true, NULL);
+    else enqueue(thr, team, task_make(thr, parent, fn, data, NULL, size, align, false, 0, NULL, false));
 }
+
 
 OMP_EXPORT void GOMP_taskwait(void)
 {

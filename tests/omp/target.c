@@ -10,6 +10,8 @@
  *  - target teams num_teams(3) (GOMP_teams4 inside the target region);
  *  - target teams distribute parallel for reduction;
  *  - target nowait + taskwait (the target region is a deferred task);
+ *    with depend, its maker goes on before the predecessors complete, and
+ *    its firstprivate copies are made when the construct is met;
  *  - depend on target enter data / target update / target exit data: each
  *    waits for its predecessors and orders its successors (a chain of
  *    tasks and data constructs whose values depend on the order; weft-omp
@@ -206,6 +208,32 @@ int main(void)
         }
         CHECK_EQ(x, 1);
         CHECK_EQ(y, 2);
+    }
+    /* target nowait with depend is a deferred task too: the maker goes on
+     * (and fulfils the predecessor's event); the region runs after it,
+     * with the firstprivate values of when the construct was met */
+    for (int rep = 0; rep < 20; rep++) {
+        int x = 0, y = 0, v = 5, arr[4] = {1, 2, 3, 4}, got = 0, got_arr = 0;
+#pragma omp parallel num_threads(2) shared(x, y, v, arr, got, got_arr)
+#pragma omp single
+        {
+            omp_event_handle_t ev;
+#pragma omp task detach(ev) depend(out : x) shared(x)
+            x = 1;
+#pragma omp target nowait depend(in : x) map(to : x) map(from : y, got, got_arr) firstprivate(v, arr)
+            {
+                y = x + 1;
+                got = v;
+                got_arr = arr[0] * 10 + arr[3];
+            }
+            v = 9;
+            arr[0] = 100;
+            omp_fulfill_event(ev);
+#pragma omp taskwait
+        }
+        CHECK_EQ(y, 2);
+        CHECK_EQ(got, 5);
+        CHECK_EQ(got_arr, 14);
     }
     return 0;
 }
