@@ -104,6 +104,9 @@ OMP_HIDDEN bool omp_streams_bound(void);
  * (*held) until omp_stream_release. */
 OMP_HIDDEN int omp_stream_pick(int place, unsigned i, int first, unsigned outer, bool *held);
 OMP_HIDDEN void omp_stream_release(int rank);
+/* omp_pause_resource: with own streams, the streams no OpenMP thread holds
+ * end (new ones are made as teams need them). */
+OMP_HIDDEN void omp_streams_pause(void);
 /* A stream no OpenMP thread holds, made beyond the CPUs' (a new one if
  * none is free), other than `avoid`; held as by omp_stream_pick. -1: no
  * memory for another. */

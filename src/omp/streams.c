@@ -45,6 +45,7 @@ static _Atomic bool g_own;           /* may change once, from shared to own (omp
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned g_held[MAX_STREAMS]; /* own: the live OpenMP threads on stream k */
 static unsigned g_held_total;
+static bool g_gone[MAX_STREAMS];     /* own: ended by a pause (make_stream may bring the rank back) */
 _Atomic bool omp_streams_crowded;
 static weft_wait_policy g_policy; /* the idle policy weft started with */
 static long g_spin_us;
@@ -155,6 +156,7 @@ static int make_stream(int place)
     int rank;
     if (weft_xstream_create(NULL, &xs) != WEFT_OK || weft_xstream_rank(xs, &rank) != WEFT_OK) return -1;
     if (rank >= MAX_STREAMS) return -1;
+    g_gone[rank] = false;
     g_stream_cpu[rank] = -1;
     if (g_bound && place >= 0 && place < omp_g.num_places &&
         weft_xstream_set_cpubind(xs, omp_g.place_procs[place][0]) == WEFT_OK)
@@ -170,7 +172,7 @@ static int take_free(int place)
     bool want = g_bound && place >= 0 && place < omp_g.num_places;
     int any = -1;
     for (int k = 0; k < g_streams; k++) {
-        if (g_held[k]) continue;
+        if (g_held[k] || g_gone[k]) continue;
         if (!want || (g_stream_cpu[k] >= 0 && place_has(place, g_stream_cpu[k]))) return k;
         if (any < 0) any = k;
     }
@@ -228,7 +230,10 @@ int omp_stream_pick(int place, unsigned i, int first, unsigned outer, bool *held
     pthread_mutex_lock(&g_lock);
     int s = take_free(place);
     /* Past MAX_STREAMS, or no memory for another stream: share one. */
-    if (s < 0) s = spread(place, i, first < 0 ? first : first % g_base);
+    if (s < 0) {
+        s = spread(place, i, first < 0 ? first : first % g_base);
+        while (g_gone[s]) s = (s + 1) % g_base;
+    }
     g_held[s]++;
     g_held_total++;
     crowding_update();
@@ -247,6 +252,33 @@ void omp_stream_release(int rank)
     pthread_mutex_unlock(&g_lock);
 }
 
+/* omp_pause_resource with own streams: every stream that no OpenMP
+ * thread holds ends, but the primary one and the caller's, so the threads
+ * of the next teams start on new OS threads with fresh thread-local
+ * (threadprivate) variables, as libgomp's pause ends its threads. Not
+ * once the watchdog runs (rescue.c keeps per-rank state of live streams).
+ * Shared streams are kept: no program that has thread-local variables of
+ * its own shares them (unless told to). */
+void omp_streams_pause(void)
+{
+    if (!atomic_load_explicit(&g_own, memory_order_relaxed) ||
+        atomic_load_explicit(&omp_rescue_armed, memory_order_relaxed))
+        return;
+    weft_xstream self = NULL, xs;
+    int mine = -1;
+    if (weft_xstream_self(&self) == WEFT_OK && self) weft_xstream_rank(self, &mine);
+    pthread_mutex_lock(&g_lock);
+    for (int k = 1; k < g_streams; k++) {
+        if (k == mine || g_held[k] || g_gone[k]) continue;
+        if (weft_xstream_get(k, &xs) != WEFT_OK || !xs) continue;
+        if (weft_xstream_join(xs) != WEFT_OK || weft_xstream_free(&xs) != WEFT_OK)
+            omp_fatal("could not end a stream at omp_pause_resource");
+        g_gone[k] = true;
+        g_stream_cpu[k] = -1;
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
 /* ---------- rescue (rescue.c) ---------- */
 
 int omp_stream_take_spare(int avoid)
@@ -254,7 +286,7 @@ int omp_stream_take_spare(int avoid)
     pthread_mutex_lock(&g_lock);
     int s = -1;
     for (int k = g_base; k < g_streams && s < 0; k++)
-        if (!g_held[k] && k != avoid) s = k;
+        if (!g_held[k] && !g_gone[k] && k != avoid) s = k;
     if (s < 0) s = make_stream(-1);
     /* With binding, the moved thread stays on its stream's CPU (its place). */
     weft_xstream xs;

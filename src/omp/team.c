@@ -548,6 +548,7 @@ int omp_pause_host(void)
         team_dissolve(thr->hot);
         thr->hot = NULL;
     }
+    omp_streams_pause();
     return 0;
 }
 
