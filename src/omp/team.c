@@ -116,6 +116,16 @@ static void initial_free(struct omp_thread *thr)
 {
     if (thr->hot) team_dissolve(thr->hot);
     struct omp_team *t = thr->team;
+    /* Its tasks complete first: a detached one made outside any region
+     * may still wait for its event (a plain thread that made it and ends
+     * waits for it here, as libgomp's maker waits at the task). */
+    omp_tasks_flush(thr);
+    if (atomic_load_explicit(&t->pending, memory_order_acquire) > 0) {
+        struct omp_thread *was = omp_tls_self;
+        omp_tls_self = thr;
+        omp_team_barrier(thr, false);
+        omp_tls_self = was;
+    }
     team_quiesce(t);
     omp_tasks_flush(thr);
     omp_task_records_free(thr);
@@ -749,9 +759,6 @@ void omp_run_initial(void (*fn)(void *), void *data, unsigned thread_limit, int 
     thr->place = old->place;
     self_set(thr);
     fn(data);
-    /* The region's end: its tasks complete (a detached one may still
-     * wait for its event). */
-    omp_team_barrier(thr, false);
     self_set(old);
-    initial_free(thr);
+    initial_free(thr); /* after the region's tasks, detached ones included */
 }

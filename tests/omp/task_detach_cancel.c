@@ -14,7 +14,9 @@
  *   must not touch the team after it is gone (run under ASan in CI). On
  *   the library under test only (see fulfil_at_region_end).
  * - A detached task made in a target region run on the host is complete
- *   when the region ends, the event fulfilled by a plain thread.
+ *   when the region ends, the event fulfilled by a plain thread; one made
+ *   outside any region by a plain thread that then ends is fulfilled
+ *   after (weft-omp once freed its team while the task waited: ASan).
  * - Beyond libgomp's contract, on the library under test only
  *   (OMP_TEST_LIBDIR set): fulfilling the event of a discarded task, late
  *   or from a plain thread, and the event of a task not even made (its
@@ -179,12 +181,41 @@ static void in_target(void)
     pthread_join(th, NULL);
 }
 
+static omp_event_handle_t exit_ev;
+static int exit_made;
+
+static void *make_and_exit(void *arg)
+{
+    (void)arg;
+    omp_event_handle_t e;
+#pragma omp task detach(e)
+    {
+        __atomic_store_n(&exit_ev, e, __ATOMIC_RELEASE);
+        __atomic_store_n(&exit_made, 1, __ATOMIC_RELEASE);
+    }
+    return NULL;
+}
+
+/* A plain thread makes a detached task outside any parallel region and
+ * ends; the event is fulfilled afterwards (libgomp holds the maker at the
+ * task until then; weft-omp holds it at its end). */
+static void maker_exits(void)
+{
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, make_and_exit, NULL) == 0);
+    while (!__atomic_load_n(&exit_made, __ATOMIC_ACQUIRE)) nap(100000);
+    nap(20000000);
+    omp_fulfill_event(__atomic_load_n(&exit_ev, __ATOMIC_ACQUIRE));
+    pthread_join(th, NULL);
+}
+
 int main(void)
 {
     discarded();
     not_made();
     fulfil_at_region_end();
     in_target();
+    maker_exits();
     printf("task_detach_cancel: ok\n");
     return 0;
 }
