@@ -219,6 +219,8 @@ struct omp_task {
     uint8_t maker_refs;             /* refs set by its maker (task.c), not by the thread that runs it */
     uint8_t copied;                 /* its arguments were copy-constructed (cpyfn): it runs even when
                                      * cancelled, since its body destroys the copies (as libgomp) */
+    _Atomic uint8_t event_owed;     /* discarded detached task, event still to come: 1; its record
+                                     * kept for the event: 2 (task.c) */
 };
 
 /* A thread's queue of deferred tasks (task.c): it pushes and takes at the

@@ -71,6 +71,7 @@ void omp_task_init_implicit(struct omp_task *t, struct omp_task *parent, struct 
     t->deps = NULL;
     t->dtab = NULL;
     atomic_store_explicit(&t->detach_parts, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->event_owed, 0, memory_order_relaxed);
     t->maker_refs = 0;
     t->copied = 0;
 }
@@ -259,6 +260,8 @@ void omp_tasks_flush(struct omp_thread *thr)
     rfree_flush(thr);
 }
 
+static bool discarded_park(struct omp_task *t);
+
 /* A task's record lives while it runs and while records of its children
  * do, each holding a reference on its parent: a queued task's ancestors
  * are always there to be read (descends_from). Undeferred tasks are not
@@ -283,7 +286,8 @@ static inline void task_unref(struct omp_task *t, long n)
         if (left) return;
         struct omp_task *p = t->parent;
         if (t->deps) omp_depend_free(t);
-        rec_release(t);
+        if (omp_likely(!atomic_load_explicit(&t->event_owed, memory_order_relaxed)) || !discarded_park(t))
+            rec_release(t);
         t = p;
         n = 1;
     }
@@ -465,28 +469,20 @@ static struct omp_task *dequeue(struct omp_team *team, struct omp_thread *thr, b
  *
  * A detached task that cancellation discards completes at once, event or
  * not, as libgomp's does (a body that was to hand its event on never
- * runs). Its record then goes the usual way, so a later omp_fulfill_event
- * on it must not touch it: such events are noted here, and fulfilling one
- * does nothing. A note goes when the event is fulfilled, or when a new
- * detached task gets the same address (its event is the same handle).
+ * runs). A later omp_fulfill_event on it must then do nothing: its handle
+ * is noted here (`event_owed` in the record), and its record, once
+ * nothing refers to it, is not freed or reused but kept here ("parked"),
+ * so that no other task gets its address, until the event comes and
+ * frees it. A discarded task whose event never comes costs its record.
  * Only with OMP_CANCELLATION set does anything come here: the lock also
  * makes a discard and a fulfil of the same task one after the other. */
 static _Atomic uint32_t discarded_lock;
 static void *discarded_root; /* tsearch tree of handles */
-static _Atomic long discarded_n;
 /* The handle of a detached task not even made (its region or taskgroup
  * was cancelled before): fulfilling it does nothing. */
 static char discarded_unmade;
 
 static int handle_cmp(const void *a, const void *b) { return (a > b) - (a < b); }
-
-static void discarded_forget(struct omp_task *t)
-{
-    if (omp_likely(atomic_load_explicit(&discarded_n, memory_order_relaxed) == 0)) return;
-    omp_word_lock(&discarded_lock);
-    if (tdelete(t, &discarded_root, handle_cmp)) atomic_fetch_sub_explicit(&discarded_n, 1, memory_order_relaxed);
-    omp_word_unlock(&discarded_lock);
-}
 
 /* The body of detached task t was discarded: its event no longer holds
  * it (noted if it is still to come). */
@@ -495,10 +491,31 @@ static void discard_event(struct omp_task *t)
     omp_word_lock(&discarded_lock);
     if (atomic_fetch_sub_explicit(&t->detach_parts, 1, memory_order_acq_rel) == 2) {
         if (!tsearch(t, &discarded_root, handle_cmp)) omp_fatal("out of memory noting a discarded task's event");
-        atomic_fetch_add_explicit(&discarded_n, 1, memory_order_relaxed);
+        atomic_store_explicit(&t->event_owed, 1, memory_order_relaxed);
         atomic_store_explicit(&t->detach_parts, 0, memory_order_relaxed);
     }
     omp_word_unlock(&discarded_lock);
+}
+
+/* t's last reference went while it had event_owed: true if it stays here
+ * (its event is still to come), false if it is to be freed as usual. */
+static bool discarded_park(struct omp_task *t)
+{
+    omp_word_lock(&discarded_lock);
+    bool park = atomic_load_explicit(&t->event_owed, memory_order_relaxed);
+    if (park) atomic_store_explicit(&t->event_owed, 2, memory_order_relaxed);
+    omp_word_unlock(&discarded_lock);
+    return park;
+}
+
+/* omp_fulfill_event, under discarded_lock: if t is a discarded task's
+ * handle, its note goes (and its record, if parked): true. */
+static bool discarded_fulfil(struct omp_task *t)
+{
+    if (!tdelete(t, &discarded_root, handle_cmp)) return false;
+    if (atomic_load_explicit(&t->event_owed, memory_order_relaxed) == 2) free(t); /* parked */
+    else atomic_store_explicit(&t->event_owed, 0, memory_order_relaxed); /* freed as usual when unreferenced */
+    return true;
 }
 
 /* ---------- running and completing ---------- */
@@ -655,7 +672,7 @@ static struct omp_task *task_make(struct omp_thread *thr, struct omp_task *paren
      * more than the rest of a small task's set-up. */
     t->pooled = pooled;
     atomic_store_explicit(&t->detach_parts, detach ? 2 : 0, memory_order_relaxed);
-    if (detach) discarded_forget(t);
+    atomic_store_explicit(&t->event_owed, 0, memory_order_relaxed);
     /* The event handle is the record. gcc's code reads the task's own copy
      * of it from the first word of the arguments: written there before
      * they are copied (as libgomp 12 does); the maker's variable, which
@@ -743,8 +760,7 @@ OMP_EXPORT void omp_fulfill_event(uintptr_t event)
     bool noted = omp_g.cancel;
     if (noted) {
         omp_word_lock(&discarded_lock);
-        if (tdelete(t, &discarded_root, handle_cmp)) { /* discarded, complete already */
-            atomic_fetch_sub_explicit(&discarded_n, 1, memory_order_relaxed);
+        if (discarded_fulfil(t)) { /* discarded, complete already */
             omp_word_unlock(&discarded_lock);
             return;
         }
@@ -841,6 +857,7 @@ run_now(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), voi
     atomic_store_explicit(&t->children, 0, memory_order_relaxed);
     atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
     atomic_store_explicit(&t->detach_parts, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->event_owed, 0, memory_order_relaxed);
     t->child_credit = t->ref_credit = 0;
     t->is_explicit = 1;
     t->final = final;

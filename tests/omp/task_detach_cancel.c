@@ -20,7 +20,8 @@
  * - Beyond libgomp's contract, on the library under test only
  *   (OMP_TEST_LIBDIR set): fulfilling the event of a discarded task, late
  *   or from a plain thread, and the event of a task not even made (its
- *   taskgroup cancelled already), does nothing.
+ *   taskgroup cancelled already), does nothing, also when the maker makes
+ *   a new detached task at once (its record is not the discarded one's).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -89,6 +90,52 @@ static void discarded(void)
             }
         }
     }
+}
+
+/* Beyond libgomp: a discarded task's late fulfilment does nothing even
+ * when its maker makes another detached task at once (whose record must
+ * not be the discarded one's: libgomp 12 reuses it, and the late
+ * fulfilment completes the new task early). */
+static void discard_then_new(void)
+{
+    if (!omp_get_cancellation() || !beyond()) return;
+    static int busy;
+    omp_event_handle_t hx = (omp_event_handle_t)0, hy = (omp_event_handle_t)0;
+    int y_done = 0, y_fulfilled = 0, seen = -1;
+    __atomic_store_n(&busy, 1, __ATOMIC_RELAXED);
+#pragma omp parallel num_threads(2) shared(hx, hy, y_done, y_fulfilled, seen)
+    {
+        if (omp_get_thread_num() == 1) {
+            while (__atomic_load_n(&busy, __ATOMIC_ACQUIRE)) nap(100000); /* thread 0 runs the tasks */
+        } else {
+            omp_event_handle_t e;
+#pragma omp taskgroup
+            {
+#pragma omp task detach(e)
+                CHECK(0); /* discarded */
+                hx = e;
+#pragma omp task
+                {
+#pragma omp cancel taskgroup
+                }
+            }
+#pragma omp task detach(e) shared(y_done)
+            __atomic_store_n(&y_done, 1, __ATOMIC_RELEASE);
+            hy = e;
+            omp_fulfill_event(hx); /* late: does nothing */
+            __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+#pragma omp task shared(y_fulfilled)
+            {
+                nap(20000000);
+                __atomic_store_n(&y_fulfilled, 1, __ATOMIC_RELEASE);
+                omp_fulfill_event(hy);
+            }
+#pragma omp taskwait
+            seen = __atomic_load_n(&y_fulfilled, __ATOMIC_ACQUIRE) * 10 + __atomic_load_n(&y_done, __ATOMIC_ACQUIRE);
+        }
+    }
+    CHECK(hx != hy);
+    CHECK_EQ(seen, 11);
 }
 
 /* The taskgroup is cancelled before the detached task is made: it is not
@@ -213,6 +260,7 @@ int main(void)
 {
     discarded();
     not_made();
+    discard_then_new();
     fulfil_at_region_end();
     in_target();
     maker_exits();
