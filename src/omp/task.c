@@ -108,6 +108,7 @@ static struct omp_task *rec_alloc(struct omp_thread *thr)
     t = aligned_alloc(REC_ALIGN, REC_SIZE);
     if (!t) omp_fatal("out of memory allocating a task");
     REC_OWNER(t) = thr; /* for good: records go back to their owner's lists only */
+    atomic_store_explicit(&t->event_owed, 0, memory_order_relaxed); /* and stays 0 while it is reused */
     return t;
 }
 
@@ -474,6 +475,8 @@ static struct omp_task *dequeue(struct omp_team *team, struct omp_thread *thr, b
  * nothing refers to it, is not freed or reused but kept here ("parked"),
  * so that no other task gets its address, until the event comes and
  * frees it. A discarded task whose event never comes costs its record.
+ * A record's event_owed is 0 from its allocation on (rec_alloc,
+ * task_make) and whenever it goes back to a list, so reuse sets nothing.
  * Only with OMP_CANCELLATION set does anything come here: the lock also
  * makes a discard and a fulfil of the same task one after the other. */
 static _Atomic uint32_t discarded_lock;
@@ -668,11 +671,11 @@ static struct omp_task *task_make(struct omp_thread *thr, struct omp_task *paren
     bool pooled = size <= REC_SIZE - sizeof(struct omp_thread *) && align <= REC_ALIGN;
     struct omp_task *t = pooled ? rec_alloc(thr) : aligned_alloc(align, size);
     if (!t) omp_fatal("out of memory allocating a task");
+    if (!pooled) atomic_store_explicit(&t->event_owed, 0, memory_order_relaxed);
     /* Every field set (the queue links by enqueue): no memset, which costs
      * more than the rest of a small task's set-up. */
     t->pooled = pooled;
     atomic_store_explicit(&t->detach_parts, detach ? 2 : 0, memory_order_relaxed);
-    atomic_store_explicit(&t->event_owed, 0, memory_order_relaxed);
     /* The event handle is the record. gcc's code reads the task's own copy
      * of it from the first word of the arguments: written there before
      * they are copied (as libgomp 12 does); the maker's variable, which
@@ -857,7 +860,6 @@ run_now(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), voi
     atomic_store_explicit(&t->children, 0, memory_order_relaxed);
     atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
     atomic_store_explicit(&t->detach_parts, 0, memory_order_relaxed);
-    atomic_store_explicit(&t->event_owed, 0, memory_order_relaxed);
     t->child_credit = t->ref_credit = 0;
     t->is_explicit = 1;
     t->final = final;
@@ -1021,7 +1023,6 @@ void omp_task_deferred(void (*fn)(void *), void *data, long size, long align, vo
     if (depend) task_heap(thr, parent, fn, data, NULL, size, align, false, false, false, 0, depend, true, NULL);
     else enqueue(thr, team, task_make(thr, parent, fn, data, NULL, size, align, false, 0, NULL, false));
 }
-
 
 OMP_EXPORT void GOMP_taskwait(void)
 {

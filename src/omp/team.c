@@ -125,9 +125,9 @@ static void initial_free(struct omp_thread *thr)
         omp_tls_self = thr;
         omp_team_barrier(thr, false);
         omp_tls_self = was;
+        omp_tasks_flush(thr); /* others' records its tasks freed */
     }
     team_quiesce(t);
-    omp_tasks_flush(thr);
     omp_task_records_free(thr);
     omp_ws_team_fini(t);
     free(t->threads);
