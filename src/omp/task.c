@@ -152,7 +152,7 @@ static void rec_release(struct omp_task *t)
         free(t);
         return;
     }
-    struct omp_thread *owner = REC_OWNER(t), *me = omp_tls_self;
+    struct omp_thread *owner = REC_OWNER(t), *me = omp_self_keep();
     if (owner == me) {
         if (owner->rec_n >= REC_KEEP) {
             free(t);
@@ -773,7 +773,7 @@ OMP_EXPORT void omp_fulfill_event(uintptr_t event)
     long left = atomic_fetch_sub_explicit(&t->detach_parts, 1, memory_order_acq_rel);
     if (noted) omp_word_unlock(&discarded_lock);
     if (left <= 0) omp_fatal("omp_fulfill_event: the event was fulfilled already");
-    struct omp_thread *me = omp_tls_self;
+    struct omp_thread *me = omp_self_keep();
     if (left == 1) {
         task_complete(me, t); /* its body had ended */
         /* Records of the team freed here go back now, not at a later

@@ -121,10 +121,10 @@ static void initial_free(struct omp_thread *thr)
      * waits for it here, as libgomp's maker waits at the task). */
     omp_tasks_flush(thr);
     if (atomic_load_explicit(&t->pending, memory_order_acquire) > 0) {
-        struct omp_thread *was = omp_tls_self;
-        omp_tls_self = thr;
+        struct omp_thread *was = omp_self_keep();
+        omp_self_restore(thr);
         omp_team_barrier(thr, false);
-        omp_tls_self = was;
+        omp_self_restore(was);
         omp_tasks_flush(thr); /* others' records its tasks freed */
     }
     team_quiesce(t);
@@ -137,13 +137,13 @@ static void initial_free(struct omp_thread *thr)
 
 static void free_thread(void *p) { initial_free(p); }
 
-__thread struct omp_thread *omp_tls_self;
+__thread struct omp_thread *omp_tls_self __attribute__((tls_model("initial-exec")));
 
 /* The calling thread (ULT or OS thread) is `thr` from now on. */
 static void self_set(struct omp_thread *thr)
 {
     if (weft_key_set(g_key, thr) != WEFT_OK) omp_fatal("out of memory");
-    omp_tls_self = thr;
+    omp_self_restore(thr);
 }
 
 struct omp_thread *omp_self_slow(void)
@@ -155,7 +155,7 @@ struct omp_thread *omp_self_slow(void)
         thr = initial_new(0);
         if (weft_key_set(g_key, thr) != WEFT_OK) omp_fatal("out of memory");
     }
-    omp_tls_self = thr;
+    omp_self_restore(thr);
     return thr;
 }
 
@@ -384,7 +384,7 @@ static void worker_main(void *arg)
     }
     if (thr->hot) team_dissolve(thr->hot);
     weft_key_set(g_key, NULL); /* the team frees the struct, not the key's destructor */
-    omp_tls_self = NULL;
+    omp_self_restore(NULL);
 }
 
 /* Until every worker is done with the team's current region. */
