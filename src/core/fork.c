@@ -75,7 +75,7 @@ static void fork_parent(void)
  * runtime, and undo on this thread what weft_finalize() would have. */
 static void runtime_abandon(void)
 {
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     g_fork_stacks[0].lo = g_fork_stacks[1].lo = NULL;
     g_fork_stacks[0].size = g_fork_stacks[1].size = 0;
     if (xs) {
@@ -122,7 +122,7 @@ static void fork_child(void)
 {
     topo_fork_unlock(); /* first: runtime_abandon() lets the topology go */
     if (atomic_load_explicit(&weft_g.initialized, memory_order_relaxed)) runtime_abandon();
-    weft_tls_xs = NULL;
+    WEFT_TLS(weft_tls_xs) = NULL;
     /* Plain threads counted in a call (ext_enter) are gone with the
      * parent's other threads; a finalize in the child must not wait for
      * them. */

@@ -118,7 +118,7 @@ static int overflowed(const struct weft_unit_s *s, uintptr_t a, uintptr_t sp)
 
 static void segv_handler(int sig, siginfo_t *si, void *uc)
 {
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     struct weft_unit_s *u = xs ? xs->cur : NULL;
     uintptr_t a = (uintptr_t)si->si_addr;
     /* Only a fault has an address; a sent signal's si_addr is other data. */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "../arch/ctx.h"
+#include "../arch/tls.h"
 #include "weft.h"
 
 /* Sanitizer builds: the fiber hooks (fiber_hooks.h) and the descriptor
@@ -452,11 +453,13 @@ struct weft_global {
 };
 
 extern struct weft_global weft_g WEFT_HIDDEN;
-/* The stream this OS thread runs, NULL for a plain thread. Initial-exec TLS.
- * Read it only at API entry: code that runs after a context switch may be on
- * another OS thread, and takes its stream from the unit (unit->xs) instead. */
+/* The stream this OS thread runs, NULL for a plain thread. Initial-exec TLS,
+ * always reached as WEFT_TLS(weft_tls_xs) (arch/tls.h). Read it only at API
+ * entry: code that runs after a context switch may be on another OS thread,
+ * and takes its stream from the unit (unit->xs) instead. */
 extern __thread struct weft_xstream_s *weft_tls_xs
     __attribute__((tls_model("initial-exec"))) WEFT_HIDDEN;
+WEFT_TLS_ACCESSOR(weft_tls_xs);
 
 /* ------------------------------------------------------------------ */
 /* Internal functions                                                  */

@@ -64,7 +64,7 @@ static int pool_access_from(struct weft_pool_s *p, struct weft_xstream_s *xs)
 
 static int pool_local_access(struct weft_pool_s *p)
 {
-    return pool_access_from(p, weft_tls_xs);
+    return pool_access_from(p, WEFT_TLS(weft_tls_xs));
 }
 
 /* ---------- the deque (Chase-Lev) and the SPSC/MPSC push stack ---------- */
@@ -420,7 +420,7 @@ int weft_pool_push(weft_pool pool, weft_thread unit)
         atomic_load(&unit->state) != WEFT_STATE_READY || unit->pool != NULL)
         return WEFT_ERR_STATE;
     unit_set_pool(unit, pool);
-    unit_deliver(weft_tls_xs, unit);
+    unit_deliver(WEFT_TLS(weft_tls_xs), unit);
     return WEFT_OK;
 }
 
@@ -430,7 +430,7 @@ int weft_pool_pop(weft_pool pool, weft_thread *unit)
     if (rc) return rc;
     if (!unit) return WEFT_ERR_INVALID;
     if ((rc = pool_local_access(pool))) return rc;
-    struct weft_unit_s *u = pool_pop_unit(pool, weft_tls_xs);
+    struct weft_unit_s *u = pool_pop_unit(pool, WEFT_TLS(weft_tls_xs));
     if (u) unit_set_pool(u, NULL); /* held by the caller until pushed again */
     *unit = u;
     return WEFT_OK;
@@ -480,7 +480,7 @@ int weft_pool_pop_many(weft_pool pool, int max, weft_thread *units, int *n)
     if (!n || max < 0 || (max > 0 && !units)) return WEFT_ERR_INVALID;
     *n = 0;
     if ((rc = pool_local_access(pool))) return rc;
-    int got = pool_pop_batch(pool, weft_tls_xs, max, units);
+    int got = pool_pop_batch(pool, WEFT_TLS(weft_tls_xs), max, units);
     for (int i = 0; i < got; i++) unit_set_pool(units[i], NULL); /* held by the caller until pushed again */
     *n = got;
     return WEFT_OK;
@@ -492,7 +492,7 @@ int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit)
     if (rc) return rc;
     if (!unit) return WEFT_ERR_INVALID;
     *unit = NULL;
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     struct weft_unit_s *self = xs ? xs->cur : NULL;
     if (timeout_ns && self && self->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
     /* A ULT waits by yielding; its stream (and so its pool access) is

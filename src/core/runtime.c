@@ -158,7 +158,7 @@ static int init_primary(void)
     if ((rc = sched_attach(s, xs))) return rc;
     xs->sched = xs->main_sched = s;
     if ((rc = xs_register(xs))) return rc;
-    weft_tls_xs = xs; /* caches below belong to the primary */
+    WEFT_TLS(weft_tls_xs) = xs; /* caches below belong to the primary */
     if ((rc = guard_install_thread(xs))) return rc;
 
     /* The main ULT: this thread's own stack and flow of control. */
@@ -367,7 +367,7 @@ static void release_everything(void)
         xs->dead_next = weft_g.dead_streams;
         weft_g.dead_streams = xs;
     }
-    weft_tls_xs = NULL;
+    WEFT_TLS(weft_tls_xs) = NULL;
     guard_remove_handler();
     for (int i = 0; i < weft_g.n_owned_scheds; i++) sched_destroy(weft_g.owned_scheds[i]);
     free(weft_g.owned_scheds);
@@ -391,7 +391,7 @@ static void release_everything(void)
 int weft_finalize(void)
 {
     if (!atomic_load_explicit(&weft_g.initialized, memory_order_acquire)) return WEFT_ERR_UNINIT;
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (!xs || xs != weft_g.primary || xs->cur != weft_g.main_unit) return WEFT_ERR_PRIMARY;
 
     /* From now on plain threads add no units or streams (ext_enter); units

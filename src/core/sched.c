@@ -322,7 +322,7 @@ static int sched_caller(struct weft_sched_s *s, struct weft_xstream_s **xsp)
 {
     int rc = sched_check(s);
     if (rc) return rc;
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (!xs || xs->cur != xs->sched_unit) return WEFT_ERR_CROSS_STREAM;
     bool replaced = xs->sched == xs_main_sched(xs) && s != xs->sched && !s->parent &&
                     atomic_load(&s->in_run) && !atomic_load(&s->xs);
@@ -439,7 +439,7 @@ void sched_main_loop(struct weft_xstream_s *xs)
 static void stacked_main(void *arg)
 {
     struct weft_sched_s *s = arg;
-    struct weft_xstream_s *xs = weft_tls_xs; /* a unit's start: no switch yet */
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs); /* a unit's start: no switch yet */
     struct weft_unit_s *self = xs->cur;
     /* Its private pools belong to the stream it runs on; the unit is not
      * migratable, so that stays true. */

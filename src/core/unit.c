@@ -503,7 +503,7 @@ static __attribute__((noinline)) int unit_create_ext(struct weft_pool_s *p, void
 static inline int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *arg,
                               const weft_thread_attr *attr, bool ult, weft_thread *out, struct weft_unit_s **held)
 {
-    struct weft_xstream_s *xs = weft_tls_xs; /* a stream implies a live runtime */
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs); /* a stream implies a live runtime */
     if (unlikely(!xs)) return unit_create_ext(p, fn, arg, attr, ult, out, held);
     return unit_create_in(xs, p, fn, arg, attr, ult, out, held);
 }
@@ -595,7 +595,7 @@ int unit_create_stacked(struct weft_pool_s *p, void (*fn)(void *), struct weft_s
     int rc = unit_create(p, fn, s, &a, true, NULL, &u);
     if (rc) return rc;
     u->kind = KIND_STACKED;
-    unit_deliver(weft_tls_xs, u);
+    unit_deliver(WEFT_TLS(weft_tls_xs), u);
     return WEFT_OK;
 }
 
@@ -638,7 +638,7 @@ static inline struct weft_pool_s *xs_here_pool(struct weft_xstream_s *xs)
 
 int weft_thread_create_here(void (*fn)(void *), void *arg, const weft_thread_attr *attr, weft_thread *out)
 {
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (unlikely(!xs)) {
         if (out) *out = NULL;
         return WEFT_ERR_NOT_WEFT;
@@ -648,7 +648,7 @@ int weft_thread_create_here(void (*fn)(void *), void *arg, const weft_thread_att
 
 int weft_tasklet_create_here(void (*fn)(void *), void *arg, weft_thread *out)
 {
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (unlikely(!xs)) {
         if (out) *out = NULL;
         return WEFT_ERR_NOT_WEFT;
@@ -660,7 +660,7 @@ int weft_tasklet_create_here(void (*fn)(void *), void *arg, weft_thread *out)
 
 int weft_yield(void)
 {
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (!xs) {
         sched_yield();
         return WEFT_OK;
@@ -697,7 +697,7 @@ static __attribute__((noinline)) int yield_to_slow(struct weft_unit_s *target)
 {
     int rc = unit_check(target);
     if (rc) return rc;
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (!xs) return WEFT_ERR_NOT_WEFT;
     struct weft_unit_s *self = xs->cur;
     if (self->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
@@ -721,7 +721,7 @@ static __attribute__((noinline)) int yield_to_slow(struct weft_unit_s *target)
  * through yield_to_slow(). */
 int weft_yield_to(weft_thread target)
 {
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (likely(xs && handle_ok(target) &&
                atomic_load_explicit(&target->magic, memory_order_relaxed) == MAGIC_UNIT)) {
         struct weft_unit_s *self = xs->cur;
@@ -747,7 +747,7 @@ int weft_yield_to(weft_thread target)
 int weft_thread_create_first(void (*fn)(void *), void *arg, const weft_thread_attr *attr, weft_thread *out)
 {
     if (out) *out = NULL;
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (!xs) return WEFT_ERR_NOT_WEFT;
     struct weft_unit_s *self = xs->cur, *u;
     if (self->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
@@ -815,7 +815,7 @@ static void ult_wait_for(struct weft_xstream_s *xs, struct weft_unit_s *self, st
  * WEFT_ERR_STATE. */
 static int unit_join(struct weft_unit_s *t)
 {
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     struct weft_unit_s *self = xs ? xs->cur : NULL;
     if (unlikely(t == self)) return WEFT_ERR_JOIN_SELF;
     if (unlikely(t->kind >= KIND_MAIN || t->detached)) return WEFT_ERR_STATE;
@@ -863,7 +863,7 @@ int weft_thread_free(weft_thread *tp)
     if (likely(t->kind < KIND_MAIN && !t->detached && unit_done(t) &&
                atomic_load_explicit(&t->join_claimed, memory_order_relaxed) == JOIN_NONE)) {
         if (!unit_kill(t)) return WEFT_ERR_HANDLE;
-        mem_unit_release(weft_tls_xs, t);
+        mem_unit_release(WEFT_TLS(weft_tls_xs), t);
         *tp = NULL;
         return WEFT_OK;
     }
@@ -874,7 +874,7 @@ int weft_thread_free(weft_thread *tp)
         return WEFT_ERR_JOINED; /* another thread is joining it: that one wins */
     }
     if (!unit_kill(t)) return WEFT_ERR_HANDLE;
-    mem_unit_release(weft_tls_xs, t);
+    mem_unit_release(WEFT_TLS(weft_tls_xs), t);
     *tp = NULL;
     return WEFT_OK;
 }
@@ -902,7 +902,7 @@ int weft_thread_free_many(int n, weft_thread *units)
         if ((rc = unit_check(units[i]))) return rc;
     /* Join first, in order, skipping units already joined:
      * weft_thread_free() accepts those too. */
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     struct weft_unit_s *self = xs ? xs->cur : NULL;
     for (int i = 0; i < n; i++)
         if ((units[i]->kind >= KIND_MAIN ||
@@ -932,7 +932,7 @@ int weft_thread_revive(weft_pool pool, void (*fn)(void *), void *arg, weft_threa
     if (t->kind >= KIND_MAIN || t->detached || !unit_done(t) ||
         atomic_load_explicit(&t->join_claimed, memory_order_acquire) == JOIN_BUSY)
         return WEFT_ERR_STATE;
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (!xs && (rc = ext_enter())) return rc;
     rc = unit_revive(xs, pool, fn, arg, t);
     if (!xs) ext_leave();
@@ -969,7 +969,7 @@ int weft_thread_migrate(weft_thread t, weft_pool pool)
     if (rc) return rc;
     if ((rc = pool_check(pool))) return rc;
     if (t->kind >= KIND_MAIN || (t->started && !t->migratable) || unit_done(t)) return WEFT_ERR_STATE;
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     struct weft_unit_s *self = xs ? xs->cur : NULL;
     if (t == self) {
         if (t->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
@@ -1014,7 +1014,7 @@ void unit_park(struct weft_unit_s *self, _Atomic uint32_t *lock)
 /* A parked ULT may go on: back into its pool. Any context. */
 void unit_unpark(struct weft_unit_s *u)
 {
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (likely(xs != NULL)) {
         unit_wake(xs, u);
         return;
@@ -1027,7 +1027,7 @@ void unit_unpark(struct weft_unit_s *u)
 /* Could unit_handoff(u) switch to the parked ULT u now? */
 bool unit_can_handoff(struct weft_unit_s *u)
 {
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (!xs) return false;
     struct weft_unit_s *self = xs->cur;
     return self->kind != KIND_TASKLET && self != xs->sched_unit && joiner_runs_here(xs, u);
@@ -1040,7 +1040,7 @@ bool unit_can_handoff(struct weft_unit_s *u)
 bool unit_handoff(struct weft_unit_s *u)
 {
     if (!unit_can_handoff(u)) return false;
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     struct weft_unit_s *self = xs->cur;
     atomic_store_explicit(&u->state, WEFT_STATE_RUNNING, memory_order_relaxed);
     atomic_fetch_sub_explicit(&u->pool->n_blocked, 1, memory_order_release);
@@ -1052,7 +1052,7 @@ bool unit_handoff(struct weft_unit_s *u)
 
 int weft_thread_exit(void)
 {
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (!xs) return WEFT_ERR_NOT_WEFT;
     struct weft_unit_s *self = xs->cur;
     if (self->kind != KIND_ULT) return WEFT_ERR_NOT_ULT;
@@ -1065,7 +1065,7 @@ int weft_thread_cancel(weft_thread t)
     int rc = unit_check(t);
     if (rc) return rc;
     if (t->kind != KIND_ULT && t->kind != KIND_TASKLET) return WEFT_ERR_STATE;
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     struct weft_pool_s *p = unit_get_pool(t);
     /* Running, blocked or ended: no pool holds it, whoever owns its pool. */
     if (!p || unit_done(t) || atomic_load_explicit(&t->state, memory_order_acquire) != WEFT_STATE_READY)
@@ -1081,7 +1081,7 @@ int weft_thread_cancel(weft_thread t)
 int weft_self(weft_thread *out)
 {
     if (!out) return WEFT_ERR_INVALID;
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (!xs) return WEFT_ERR_NOT_WEFT;
     *out = xs->cur;
     return WEFT_OK;

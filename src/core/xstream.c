@@ -168,7 +168,7 @@ static void native_stack(void **lo, size_t *size)
 static void *xs_thread_main(void *arg)
 {
     struct weft_xstream_s *xs = arg;
-    weft_tls_xs = xs;
+    WEFT_TLS(weft_tls_xs) = xs;
     if (xs->cpu < 0 && xs->home_cpu >= 0) topo_bind_thread(pthread_self(), -1); /* stays where it started */
     /* The scheduler's descriptor is written on every switch: take it from
      * this stream's own slab, away from other streams' hot lines. */
@@ -178,7 +178,7 @@ static void *xs_thread_main(void *arg)
          * on: the stream fails to start (xs_create reports it). */
         if (su) mem_unit_release(xs, su);
         mem_cache_flush(xs);
-        weft_tls_xs = NULL;
+        WEFT_TLS(weft_tls_xs) = NULL;
         atomic_store_explicit(&xs->state, XS_FAILED, memory_order_release);
         return NULL;
     }
@@ -203,7 +203,7 @@ static void *xs_thread_main(void *arg)
 #endif
     mem_cache_flush(xs);
     guard_remove_thread(xs);
-    weft_tls_xs = NULL;
+    WEFT_TLS(weft_tls_xs) = NULL;
     atomic_store_explicit(&xs->state, XS_TERMINATED, memory_order_release);
     return NULL;
 }
@@ -252,7 +252,7 @@ int weft_xstream_create(weft_sched sched, weft_xstream *out)
     if (!atomic_load_explicit(&weft_g.initialized, memory_order_acquire)) return WEFT_ERR_UNINIT;
     if (!out) return WEFT_ERR_INVALID;
     *out = NULL;
-    if (weft_tls_xs) return xs_create(sched, out);
+    if (WEFT_TLS(weft_tls_xs)) return xs_create(sched, out);
     int rc = ext_enter(); /* a plain thread: not while finalize runs */
     if (rc) return rc;
     rc = xs_create(sched, out);
@@ -335,7 +335,7 @@ int xs_stop_and_join(struct weft_xstream_s *xs)
     }
     atomic_store_explicit(&xs->stop_requested, 1, memory_order_release);
     xs_notify(xs);
-    if (weft_tls_xs) {
+    if (WEFT_TLS(weft_tls_xs)) {
         /* A ULT waits cooperatively: its own stream keeps working. */
         while (atomic_load_explicit(&xs->state, memory_order_acquire) != XS_TERMINATED) weft_yield();
     }
@@ -350,7 +350,7 @@ static int xs_join_check(struct weft_xstream_s *xs)
     int rc = xs_check(xs);
     if (rc) return rc;
     if (xs->is_primary) return WEFT_ERR_PRIMARY;
-    struct weft_xstream_s *self = weft_tls_xs;
+    struct weft_xstream_s *self = WEFT_TLS(weft_tls_xs);
     if (self == xs) return WEFT_ERR_CROSS_STREAM;
     if (self && self->cur->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
     return WEFT_OK;
@@ -372,7 +372,7 @@ int weft_xstream_free(weft_xstream *xsp)
     uint32_t alive = MAGIC_XS;
     if (!atomic_compare_exchange_strong(&xs->magic, &alive, MAGIC_DEAD)) return WEFT_ERR_HANDLE;
     xs_unregister(xs);
-    mem_unit_release(weft_tls_xs, xs->sched_unit);
+    mem_unit_release(WEFT_TLS(weft_tls_xs), xs->sched_unit);
     xs->sched_unit = NULL;
     xs_release(xs);
     *xsp = NULL;
@@ -382,7 +382,7 @@ int weft_xstream_free(weft_xstream *xsp)
 int weft_xstream_self(weft_xstream *out)
 {
     if (!out) return WEFT_ERR_INVALID;
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (!xs) return WEFT_ERR_NOT_WEFT;
     *out = xs;
     return WEFT_OK;
@@ -443,7 +443,7 @@ int weft_xstream_settle(int *moved)
 {
     if (moved) *moved = 0;
     if (!atomic_load_explicit(&weft_g.initialized, memory_order_acquire)) return WEFT_ERR_UNINIT;
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (!xs) return WEFT_ERR_NOT_WEFT;
     uint64_t now = clock_ns();
     if (now < xs->settle_next_ns) return WEFT_OK;
@@ -510,7 +510,7 @@ int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched)
     int rc = xs_check(xs);
     if (rc) return rc;
     if ((rc = sched_check(sched))) return rc;
-    if (weft_tls_xs != xs) return WEFT_ERR_CROSS_STREAM;
+    if (WEFT_TLS(weft_tls_xs) != xs) return WEFT_ERR_CROSS_STREAM;
     struct weft_unit_s *self = xs->cur;
     if (self->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
     if (self == xs->sched_unit) return WEFT_ERR_SCHED_BLOCKS;

@@ -12,7 +12,8 @@
  *     little, letting other ULTs of the stream run, then parks the ULT on a
  *     weft condition: a stream never spins for a ULT that cannot go on.
  *
- * Layering: src/omp calls weft's public API (include/weft.h) only. */
+ * Layering: src/omp calls weft's public API (include/weft.h) only; from
+ * below it takes one macro, WEFT_TLS (arch/tls.h). */
 #ifndef WEFT_OMP_INTERNAL_H
 #define WEFT_OMP_INTERNAL_H
 
@@ -21,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../arch/tls.h"
 #include "weft.h"
 
 #define OMP_HIDDEN __attribute__((visibility("hidden")))
@@ -29,40 +31,12 @@
 #define omp_likely(x) __builtin_expect(!!(x), 1)
 #define omp_unlikely(x) __builtin_expect(!!(x), 0)
 
-/* OMP_TLS(v): this OS thread's copy of `v`, an initial-exec __thread
- * variable of this library, found from the thread pointer as it is now.
- *
- * A ULT that the watchdog moves (rescue.c) returns from the call that
- * switched it on another OS thread. The compiler takes the thread pointer
- * for a constant within a function (gcc on aarch64 keeps it in a register
- * across calls), so a plain `v` after such a call may be the old OS
- * thread's copy: a thread moved off the primary stream then wrote its
- * struct omp_thread into the initial thread's cache, and the initial
- * thread took itself for thread 1 (spin_wait under qemu-aarch64, 1 run
- * in 40). Every access to this library's __thread variables goes through
- * OMP_TLS: one asm that reads the thread pointer, never merged with
- * another. Elsewhere there is no watchdog (RESCUE_SUPPORTED), ULTs stay
- * on their OS threads, and `v` is right. */
-#if defined(__aarch64__)
-#define OMP_TLS(v)                                                                                          \
-    (*({                                                                                                    \
-        __typeof__(v) *tls_p_;                                                                              \
-        uintptr_t tls_o_;                                                                                   \
-        __asm__ volatile("adrp %1, :gottprel:" #v "\n\tldr %1, [%1, #:gottprel_lo12:" #v                    \
-                         "]\n\tmrs %0, tpidr_el0\n\tadd %0, %0, %1"                                          \
-                         : "=r"(tls_p_), "=&r"(tls_o_));                                                    \
-        tls_p_;                                                                                             \
-    }))
-#elif defined(__x86_64__)
-#define OMP_TLS(v)                                                                                          \
-    (*({                                                                                                    \
-        __typeof__(v) *tls_p_;                                                                              \
-        __asm__ volatile("movq " #v "@gottpoff(%%rip), %0\n\taddq %%fs:0, %0" : "=r"(tls_p_));               \
-        tls_p_;                                                                                             \
-    }))
-#else
-#define OMP_TLS(v) (v)
-#endif
+/* Every access to this library's __thread variables goes through
+ * WEFT_TLS (arch/tls.h): a ULT that the watchdog moves (rescue.c) returns
+ * from the call that switched on another OS thread, and gcc on aarch64
+ * kept the old thread pointer: the moved thread then wrote its struct
+ * omp_thread into the initial thread's cache, which took itself for
+ * thread 1 (spin_wait). */
 
 /* ---------- internal control variables ---------- */
 
@@ -169,10 +143,11 @@ static inline void omp_rescue_arm(void)
 }
 /* The stream of the calling OS thread ran OpenMP code: it is not stuck. */
 extern __thread _Atomic uint32_t *omp_t_beat OMP_HIDDEN __attribute__((tls_model("initial-exec")));
+WEFT_TLS_ACCESSOR(omp_t_beat);
 OMP_HIDDEN void omp_beat_slow(void);
 static inline void omp_beat(void)
 {
-    _Atomic uint32_t *b = OMP_TLS(omp_t_beat);
+    _Atomic uint32_t *b = WEFT_TLS(omp_t_beat);
     if (omp_likely(b != NULL))
         atomic_store_explicit(b, atomic_load_explicit(b, memory_order_relaxed) + 1, memory_order_relaxed);
     else
@@ -315,18 +290,19 @@ OMP_HIDDEN __attribute__((noreturn)) void omp_fatal(const char *what);
  * caller to another stream, is made through wait.c, team.c or rescue.c,
  * which put the cache back when the caller resumes (omp_self_keep /
  * omp_self_restore); an OpenMP thread's ULT moves only there (private
- * pools, the main ULT bound). Read and written through OMP_TLS, so that
+ * pools, the main ULT bound). Read and written through WEFT_TLS, so that
  * the cache put back is the OS thread's the ULT resumed on. */
 extern __thread struct omp_thread *omp_tls_self OMP_HIDDEN __attribute__((tls_model("initial-exec")));
+WEFT_TLS_ACCESSOR(omp_tls_self);
 OMP_HIDDEN struct omp_thread *omp_self_slow(void);
 static inline struct omp_thread *omp_self(void)
 {
-    struct omp_thread *t = OMP_TLS(omp_tls_self);
+    struct omp_thread *t = WEFT_TLS(omp_tls_self);
     return omp_likely(t != NULL) ? t : omp_self_slow();
 }
 /* Around a call that may switch ULTs. */
-static inline struct omp_thread *omp_self_keep(void) { return OMP_TLS(omp_tls_self); }
-static inline void omp_self_restore(struct omp_thread *t) { OMP_TLS(omp_tls_self) = t; }
+static inline struct omp_thread *omp_self_keep(void) { return WEFT_TLS(omp_tls_self); }
+static inline void omp_self_restore(struct omp_thread *t) { WEFT_TLS(omp_tls_self) = t; }
 /* A lock or critical region taken / given back by the calling thread
  * (lock.c, sync.c): while it holds one, the tasks it makes are queued,
  * not run at once, as libgomp below its cut-off (task.c, defer). */

@@ -142,9 +142,9 @@ void omp_beat_slow(void)
     int k;
     if (weft_xstream_self(&xs) == WEFT_OK && weft_xstream_rank(xs, &k) == WEFT_OK && k >= 0 && k < OMP_MAX_STREAMS) {
         atomic_store_explicit(&g_watch[k].tid, (pid_t)syscall(SYS_gettid), memory_order_relaxed);
-        OMP_TLS(omp_t_beat) = &g_watch[k].beat;
+        WEFT_TLS(omp_t_beat) = &g_watch[k].beat;
     } else {
-        OMP_TLS(omp_t_beat) = &g_plain_beat;
+        WEFT_TLS(omp_t_beat) = &g_plain_beat;
     }
     omp_beat();
 }
@@ -265,7 +265,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
             if (sigaltstack(NULL, &ss) == 0) uc->uc_stack = ss;
             pthread_sigmask(SIG_SETMASK, NULL, &uc->uc_sigmask);
             omp_self_restore(me);
-            OMP_TLS(omp_t_beat) = NULL; /* this OS thread's beat, on next use */
+            WEFT_TLS(omp_t_beat) = NULL; /* this OS thread's beat, on next use */
             res = RES_SELF;
             if (old_holds) drop = old_stream;
         } else {
@@ -422,7 +422,7 @@ static void at_fork_child(void)
     g_pid = getpid();
     atomic_store_explicit(&omp_rescue_armed, false, memory_order_relaxed);
     memset(g_watch, 0, sizeof g_watch);
-    OMP_TLS(omp_t_beat) = NULL;
+    WEFT_TLS(omp_t_beat) = NULL;
 }
 
 /* At start, on the initial thread (the main ULT of the primary stream,

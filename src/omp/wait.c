@@ -119,6 +119,7 @@ void omp_wake(_Atomic uint32_t *w)
 /* This OS thread's tag (a stream's rank + 1, or a plain thread's).
  * initial-exec: with the default model every lock called __tls_get_addr. */
 __thread uint32_t omp_t_tag OMP_HIDDEN __attribute__((tls_model("initial-exec")));
+WEFT_TLS_ACCESSOR(omp_t_tag);
 static _Atomic uint32_t g_plain_tags = 1u << 20;
 
 static inline void cpu_pause(void)
@@ -137,13 +138,13 @@ static __attribute__((noinline)) uint32_t tag_slow(void)
     uint32_t tag;
     if (weft_xstream_self(&xs) == WEFT_OK && weft_xstream_rank(xs, &rank) == WEFT_OK) tag = (uint32_t)rank + 1;
     else tag = (atomic_fetch_add_explicit(&g_plain_tags, 1, memory_order_relaxed) & 0x7fffffffu) | (1u << 20);
-    OMP_TLS(omp_t_tag) = tag << 1;
+    WEFT_TLS(omp_t_tag) = tag << 1;
     return tag << 1;
 }
 
 static inline uint32_t my_tag(void)
 {
-    uint32_t t = OMP_TLS(omp_t_tag);
+    uint32_t t = WEFT_TLS(omp_t_tag);
     return omp_likely(t != 0) ? t : tag_slow();
 }
 

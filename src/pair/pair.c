@@ -116,24 +116,23 @@ _Static_assert(offsetof(struct weft_pair_s, magic) == 0, "a retired pair keeps i
 
 /* The calling OS thread, as a number never given to another thread (a
  * new thread may get an ended one's thread-local memory, so no address
- * would do). Out of line and opaque to the optimiser: a ULT that ran a task
- * may come back on another thread, and must not reuse a value read
- * before. */
-static __thread uint64_t t_self __attribute__((tls_model("initial-exec")));
+ * would do). Through WEFT_TLS: a ULT that ran a task may come back on
+ * another thread, and must not reuse a value read before. */
+__thread uint64_t pair_t_self WEFT_HIDDEN __attribute__((tls_model("initial-exec")));
+WEFT_TLS_ACCESSOR(pair_t_self);
 static _Atomic uint64_t g_next_self;
 
-static __attribute__((noinline)) uintptr_t pair_self(void)
+static inline uintptr_t pair_self(void)
 {
-    uint64_t id = t_self;
-    if (unlikely(!id)) t_self = id = atomic_fetch_add_explicit(&g_next_self, 1, memory_order_relaxed) + 1;
-    __asm__ volatile("" : "+r"(id));
+    uint64_t id = WEFT_TLS(pair_t_self);
+    if (unlikely(!id)) WEFT_TLS(pair_t_self) = id = atomic_fetch_add_explicit(&g_next_self, 1, memory_order_relaxed) + 1;
     return (uintptr_t)id;
 }
 
 /* The running ULT or tasklet (0 on a plain thread), read at API entry. */
 static inline uintptr_t pair_unit(void)
 {
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     return xs ? (uintptr_t)xs->cur : 0;
 }
 
@@ -154,7 +153,7 @@ static inline int pair_owner_check(struct weft_pair_s *p)
 /* May the caller wait (spin, run tasks, yield)? */
 static int pair_wait_context(void)
 {
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (!xs) return WEFT_OK;
     struct weft_unit_s *u = xs->cur;
     if (u->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;

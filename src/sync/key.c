@@ -70,7 +70,7 @@ static void thread_keys_init(void)
 /* The running ULT or tasklet, or NULL: the values are the OS thread's. */
 static struct weft_unit_s *caller_unit(void)
 {
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (xs) {
         struct weft_unit_s *u = xs->cur;
         if (u->kind == KIND_ULT || u->kind == KIND_TASKLET) return u;

@@ -12,7 +12,7 @@ __thread uintptr_t sync_thread_token;
 uintptr_t sync_thread_token_slow(void)
 {
     static _Atomic uintptr_t next = 0;
-    return sync_thread_token = (atomic_fetch_add_explicit(&next, 1, memory_order_relaxed) << 1) | 1;
+    return WEFT_TLS(sync_thread_token) = (atomic_fetch_add_explicit(&next, 1, memory_order_relaxed) << 1) | 1;
 }
 
 #define container_of(p, type, member) ((type *)(void *)((char *)(p) - offsetof(type, member)))

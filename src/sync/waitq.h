@@ -82,11 +82,12 @@ static inline struct waiter *waitq_pop(struct waitq *q)
  * number of its own on first use. */
 WEFT_HIDDEN uintptr_t sync_thread_token_slow(void);
 extern __thread uintptr_t sync_thread_token WEFT_HIDDEN __attribute__((tls_model("initial-exec"))); /* 0 until first used */
+WEFT_TLS_ACCESSOR(sync_thread_token);
 static inline uintptr_t sync_self_token(void)
 {
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     if (xs && xs->cur != xs->sched_unit) return (uintptr_t)(xs->cur->id << 1) + 2;
-    uintptr_t t = sync_thread_token;
+    uintptr_t t = WEFT_TLS(sync_thread_token);
     return likely(t) ? t : sync_thread_token_slow();
 }
 
@@ -94,7 +95,7 @@ static inline uintptr_t sync_self_token(void)
  * a plain thread, or an error: a tasklet or a scheduler's context. */
 static inline int sync_wait_kind(struct weft_unit_s **self)
 {
-    struct weft_xstream_s *xs = weft_tls_xs;
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     *self = NULL;
     if (!xs) return 1;
     struct weft_unit_s *u = xs->cur;

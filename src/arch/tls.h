@@ -1,0 +1,56 @@
+/* Thread-local variables seen from a ULT.
+ *
+ * A ULT that blocks or yields may resume on another OS thread (a shared
+ * pool, a steal, a migration, weft-omp's watchdog). The compiler takes the
+ * thread pointer for a constant within a function: gcc on aarch64 reads
+ * TPIDR_EL0 once and keeps it in a callee-saved register across calls, so
+ * a plain access to a __thread variable after a call that switched reaches
+ * the copy of the OS thread the ULT left, now another flow's (x86-64 reads
+ * %fs on each access, and hides the fault). WEFT_TLS(v) is this OS
+ * thread's copy of `v`, an initial-exec __thread variable with external
+ * linkage, from the thread pointer read now: one volatile asm, never
+ * merged with another read or moved across a call. It costs what a plain
+ * initial-exec access costs, without the reuse. Every access to weft's own
+ * __thread variables goes through it, except those only plain OS threads
+ * use (sync/key.c's table of a plain thread's keys). */
+#ifndef WEFT_ARCH_TLS_H
+#define WEFT_ARCH_TLS_H
+
+#include <stdint.h>
+
+/* After the declaration of each such variable: WEFT_TLS_ACCESSOR(v);
+ * nothing but where the asm below is not used. */
+#if defined(__aarch64__) && !defined(WEFT_CTX_UCONTEXT)
+#define WEFT_TLS_ACCESSOR(v) _Static_assert(1, "")
+#define WEFT_TLS(v)                                                                                          \
+    (*({                                                                                                     \
+        __typeof__(v) *weft_tls_p_;                                                                          \
+        uintptr_t weft_tls_o_;                                                                               \
+        __asm__ volatile("adrp %1, :gottprel:" #v "\n\tldr %1, [%1, #:gottprel_lo12:" #v                     \
+                         "]\n\tmrs %0, tpidr_el0\n\tadd %0, %0, %1"                                          \
+                         : "=r"(weft_tls_p_), "=&r"(weft_tls_o_));                                           \
+        weft_tls_p_;                                                                                         \
+    }))
+#elif defined(__x86_64__) && !defined(WEFT_CTX_UCONTEXT)
+#define WEFT_TLS_ACCESSOR(v) _Static_assert(1, "")
+#define WEFT_TLS(v)                                                                                          \
+    (*({                                                                                                     \
+        __typeof__(v) *weft_tls_p_;                                                                          \
+        __asm__ volatile("movq " #v "@gottpoff(%%rip), %0\n\taddq %%fs:0, %0" : "=r"(weft_tls_p_));          \
+        weft_tls_p_;                                                                                         \
+    }))
+#else
+/* Portable (and the ucontext build's, so that CI runs this path): a call
+ * the compiler cannot see through returns the address afresh. */
+#define WEFT_TLS_ACCESSOR(v)                                                                                 \
+    static __attribute__((noinline, unused)) __typeof__(v) *weft_tls_at_##v(void)                            \
+    {                                                                                                        \
+        __typeof__(v) *p = &(v);                                                                             \
+        __asm__ volatile("" : "+r"(p));                                                                      \
+        return p;                                                                                            \
+    }                                                                                                        \
+    _Static_assert(1, "")
+#define WEFT_TLS(v) (*weft_tls_at_##v())
+#endif
+
+#endif
