@@ -11,8 +11,8 @@
  * linkage, from the thread pointer read now: one volatile asm, never
  * merged with another read or moved across a call. It costs what a plain
  * initial-exec access costs, without the reuse. Every access to weft's own
- * __thread variables goes through it, except those only plain OS threads
- * use (sync/key.c's table of a plain thread's keys). */
+ * __thread variables goes through it, so the compiler never uses the
+ * thread pointer in weft's code (tests/check_tls.sh checks the binaries). */
 #ifndef WEFT_ARCH_TLS_H
 #define WEFT_ARCH_TLS_H
 

@@ -117,13 +117,14 @@ int omp_nest_lock_test30(void *lock) { return nest_test(lock, task_token()); }
 /* OpenMP 2.5: owned by threads. An OpenMP thread is a weft ULT (its
  * struct omp_thread changes from region to region: the primary thread of
  * a team is the encountering one), or a plain thread of the program. */
-static __thread char plain_thread_token __attribute__((tls_model("initial-exec")));
+__thread char omp_plain_thread_token OMP_HIDDEN __attribute__((tls_model("initial-exec")));
+WEFT_TLS_ACCESSOR(omp_plain_thread_token);
 
 static void *thread_token(void)
 {
     weft_thread self;
     if (weft_self(&self) == WEFT_OK && self) return self;
-    return &plain_thread_token;
+    return &WEFT_TLS(omp_plain_thread_token);
 }
 
 /* The 8 bytes of a 2.5 nest lock hold a struct nest_lock *. */

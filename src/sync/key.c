@@ -48,13 +48,14 @@ static uint32_t next_gen = 1;
 
 /* A plain thread's table is released at its exit by the destructor of
  * the pthread key `thread_keys`. The key's value only says that the thread
- * has a table (its address may change as it grows): `thread_table` is the
+ * has a table (its address may change as it grows): `key_thread_table` is the
  * one pointer to it. */
 static pthread_key_t thread_keys;
 static bool thread_keys_ok;
 static pthread_once_t thread_keys_once = PTHREAD_ONCE_INIT;
 static char thread_has_table;
-static __thread struct key_table *thread_table __attribute__((tls_model("initial-exec")));
+__thread struct key_table *key_thread_table WEFT_HIDDEN __attribute__((tls_model("initial-exec")));
+WEFT_TLS_ACCESSOR(key_thread_table);
 
 static void table_release(struct weft_unit_s *u);
 static void thread_table_release(void *unused)
@@ -80,7 +81,7 @@ static struct weft_unit_s *caller_unit(void)
 
 static struct key_table *table_of(struct weft_unit_s *u)
 {
-    if (!u) return thread_table;
+    if (!u) return WEFT_TLS(key_thread_table);
     return u->has_keys ? u->keys : NULL;
 }
 
@@ -157,7 +158,7 @@ int weft_key_set(weft_key k, void *value)
             u->keys = n;
             u->has_keys = 1;
         } else {
-            thread_table = n;
+            WEFT_TLS(key_thread_table) = n;
         }
         t = n;
     }
@@ -206,7 +207,7 @@ static void table_release(struct weft_unit_s *u)
         u->has_keys = 0;
         u->keys = NULL;
     } else {
-        thread_table = NULL;
+        WEFT_TLS(key_thread_table) = NULL;
     }
     free(t);
 }

@@ -1,0 +1,29 @@
+#!/bin/sh
+# weft's code reaches its __thread variables only through WEFT_TLS
+# (src/arch/tls.h), which reads the thread pointer afresh: a thread pointer
+# the compiler read itself may be kept across a call after which the ULT
+# runs on another OS thread. So, in the machine code of each library:
+#   x86-64:  every use of %fs is WEFT_TLS's `add %fs:0x0,REG`;
+#   aarch64: every read of TPIDR_EL0 is WEFT_TLS's, followed by its add.
+# A library built with the portable accessors (the ucontext build) has
+# neither. Usage: check_tls.sh OBJDUMP LIB...
+set -eu
+objdump_tool=$1
+shift
+bad=0
+for lib in "$@"; do
+    out=$("$objdump_tool" -d --no-show-raw-insn "$lib" | awk '
+        /^[0-9a-f]+ <.*>:$/ { fn = $2; next }
+        after_mrs { if ($2 != "add") print fn " " prev; after_mrs = 0 }
+        /tpidr_el0/ { after_mrs = 1; prev = $0 }
+        /%fs/ && !/add +%fs:0x0,%[a-z0-9]+$/ { print fn " " $0 }
+    ')
+    if [ -n "$out" ]; then
+        echo "$lib: the thread pointer used outside WEFT_TLS:"
+        echo "$out"
+        bad=1
+    else
+        echo "$lib: thread-local variables reached through WEFT_TLS only"
+    fi
+done
+exit $bad
