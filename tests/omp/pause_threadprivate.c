@@ -45,6 +45,7 @@ static void check_fresh(void)
 }
 
 static _Atomic int stop;
+static _Atomic long other_rounds;
 
 /* A plain thread with its own team, running while the initial thread
  * pauses: its team is not idle, its threads keep their values. */
@@ -60,6 +61,7 @@ static void *other(void *arg)
         bad += tp != 1000 + omp_get_thread_num();
         CHECK_EQ(bad, 0);
         rounds++;
+        other_rounds = rounds;
     }
     return (void *)rounds;
 }
@@ -90,8 +92,10 @@ int main(void)
 
     pthread_t th;
     CHECK(pthread_create(&th, NULL, other, NULL) == 0);
-    for (int round = 0; round < 20; round++) {
-        set_and_check(2000 + round);
+    /* 20 rounds at least, and until the other thread's team has run
+     * through the pauses (under qemu it may take that long to start) */
+    for (int round = 0; round < 20 || other_rounds < 3; round++) {
+        set_and_check(2000 + round % 1000);
         CHECK_EQ(omp_pause_resource_all(omp_pause_soft), 0);
         check_fresh();
     }
