@@ -11,13 +11,21 @@ set -eu
 objdump_tool=$1
 shift
 bad=0
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
 for lib in "$@"; do
-    out=$("$objdump_tool" -d --no-show-raw-insn "$lib" | awk '
+    # No disassembly (a missing tool or file) must not pass as a clean one.
+    if ! "$objdump_tool" -d --no-show-raw-insn "$lib" >"$tmp" || ! grep -q '^[0-9a-f]* <' "$tmp"; then
+        echo "$lib: could not disassemble it with $objdump_tool"
+        bad=1
+        continue
+    fi
+    out=$(awk '
         /^[0-9a-f]+ <.*>:$/ { fn = $2; next }
         after_mrs { if ($2 != "add") print fn " " prev; after_mrs = 0 }
         /tpidr_el0/ { after_mrs = 1; prev = $0 }
         /%fs/ && !/add +%fs:0x0,%[a-z0-9]+$/ { print fn " " $0 }
-    ')
+    ' "$tmp")
     if [ -n "$out" ]; then
         echo "$lib: the thread pointer used outside WEFT_TLS:"
         echo "$out"

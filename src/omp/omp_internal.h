@@ -31,13 +31,6 @@
 #define omp_likely(x) __builtin_expect(!!(x), 1)
 #define omp_unlikely(x) __builtin_expect(!!(x), 0)
 
-/* Every access to this library's __thread variables goes through
- * WEFT_TLS (arch/tls.h): a ULT that the watchdog moves (rescue.c) returns
- * from the call that switched on another OS thread, and gcc on aarch64
- * kept the old thread pointer: the moved thread then wrote its struct
- * omp_thread into the initial thread's cache, which took itself for
- * thread 1 (spin_wait). */
-
 /* ---------- internal control variables ---------- */
 
 /* Schedule kinds, as omp_sched_t (omp.h) and as the `sched` argument of
