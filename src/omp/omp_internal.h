@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "../arch/tls.h"
 #include "weft.h"
@@ -165,6 +166,27 @@ OMP_HIDDEN void omp_relax(void);
  * OS thread yields its CPU too. */
 OMP_HIDDEN void omp_relax_n(long i);
 
+/* A cycle counter, read cheaply and without ordering (task.c times task
+ * bodies with it): only differences on one thread mean anything, in units
+ * that differ by machine (the TSC; the generic timer, coarser, on
+ * aarch64). */
+static inline uint64_t omp_cycles(void)
+{
+#if defined(__x86_64__)
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t)hi << 32 | lo;
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
 /* A lock in one 32-bit word (0 free, 1 held, 2 held with waiters), for
  * critical, atomic and the omp_lock_t of omp.h (which has 4 bytes). */
 OMP_HIDDEN void omp_word_lock(_Atomic uint32_t *w);
@@ -242,6 +264,8 @@ struct omp_taskq {
 
 /* One OpenMP thread: a ULT of weft, or a plain OS thread that calls the
  * runtime (the program's own threads). Found through a weft key. */
+#define OMP_TASK_COSTS 8 /* task functions whose cost a thread keeps (task.c) */
+
 struct omp_thread {
     struct omp_team *team;          /* innermost team, NULL outside any parallel region */
     unsigned num;                   /* thread number in team */
@@ -269,6 +293,14 @@ struct omp_thread {
     struct omp_thread *rfree_owner;
     struct omp_task *rfree_head, *rfree_tail;
     unsigned rfree_n;
+    /* what its tasks cost it (task.c, "what a task costs") */
+    unsigned cost_tick;             /* picks the samples and the exploring deferrals */
+    uint32_t defer_cost;            /* a deferral's cost, a running mean (0: not measured yet) */
+    struct omp_task_cost {
+        uintptr_t key;              /* the task function's address, | 1 once a run of it made a task; 0: free */
+        uint32_t body;              /* its body's time, a running mean */
+        uint32_t samples;
+    } task_cost[OMP_TASK_COSTS];
     _Atomic(struct omp_task *) rec_remote __attribute__((aligned(OMP_CACHE_LINE)));
 };
 

@@ -538,6 +538,90 @@ static void task_complete(struct omp_thread *thr, struct omp_task *t)
     if (wake) omp_team_event(team);
 }
 
+/* ---------- what a task costs ----------
+ *
+ * Deferring a task costs its maker a record and a push; and while the
+ * team's other threads take from its queue as fast as it fills, the
+ * queue's lock and the records cross CPUs each time: 100-250 ns a task,
+ * measured, against 6-10 ns for an empty task run at once. A maker is the
+ * critical path of the tasks it makes: a task whose body takes it less
+ * than a deferral costs it is better run at once, whoever is idle. So
+ * each thread keeps running means, per task function (a few slots, by
+ * address), of the time of its body and of its own deferrals, and runs a
+ * function's tasks at once while the first is below the second. Only one
+ * task in COST_SAMPLE is timed (reading the counter costs ~10 ns in a
+ * VM); a mean rises half way to a longer sample at once and falls by an
+ * eighth towards a shorter one, so a heavy task now and then makes its
+ * function deferred again for a while. A function whose body made a task
+ * is never cheap: a recursive one's leaves are, its roots are not. One
+ * cheap task in COST_EXPLORE is deferred anyway, so that the deferral's
+ * cost stays current. Only teams of two or more look at any of this. */
+#define COST_SAMPLE 8
+#define COST_EXPLORE 256
+#define COST_MIN_SAMPLES 4
+#define COST_SCALE 16 /* fixed point: the aarch64 counter is coarse */
+
+/* A slot's key: fn's address, its low bit set once fn made a task (a
+ * function at an odd address counts as a maker from the start). */
+#define COST_MAKER ((uintptr_t)1)
+
+static inline struct omp_task_cost *cost_slot(struct omp_thread *thr, void (*fn)(void *))
+{
+    return &thr->task_cost[((uintptr_t)fn >> 4) % OMP_TASK_COSTS]; /* code is 16-byte aligned, mostly */
+}
+
+static inline uint32_t cost_units(uint64_t cycles)
+{
+    return cycles >= UINT32_MAX / COST_SCALE ? UINT32_MAX : (uint32_t)cycles * COST_SCALE;
+}
+
+/* Whether fn is known to make tasks (c: its slot): its runs are not timed. */
+static inline bool cost_is_maker(const struct omp_task_cost *c, void (*fn)(void *))
+{
+    return c->key == ((uintptr_t)fn | COST_MAKER);
+}
+
+static inline bool cost_cheap(const struct omp_thread *thr, const struct omp_task_cost *c, void (*fn)(void *))
+{
+    return c->key == (uintptr_t)fn && c->samples >= COST_MIN_SAMPLES && c->body < thr->defer_cost;
+}
+
+/* The running task (explicit, its function fn) makes a task: fn is a
+ * maker from now on, whatever its body's samples say, marked before its
+ * children are placed (a recursion's leaves must not make its inner tasks
+ * look cheap while its first body is still running). */
+static inline void cost_maker(struct omp_thread *thr, void (*fn)(void *))
+{
+    struct omp_task_cost *c = cost_slot(thr, fn);
+    if (omp_unlikely(!cost_is_maker(c, fn))) *c = (struct omp_task_cost){.key = (uintptr_t)fn | COST_MAKER};
+}
+
+/* A timed run of fn's body (not a known maker), `cycles` long. */
+static void cost_body(struct omp_thread *thr, void (*fn)(void *), uint64_t cycles)
+{
+    struct omp_task_cost *c = cost_slot(thr, fn);
+    uint32_t s = cost_units(cycles);
+    if (c->key != (uintptr_t)fn) {
+        if (c->key == ((uintptr_t)fn | COST_MAKER)) return; /* it made one meanwhile */
+        *c = (struct omp_task_cost){.key = (uintptr_t)fn, .body = s, .samples = 1};
+        return;
+    }
+    if (s > c->body) c->body += (s - c->body + 1) / 2;
+    else c->body -= (c->body - s) / 8;
+    if (c->samples < UINT32_MAX) c->samples++;
+}
+
+/* A timed deferral. */
+static void cost_defer(struct omp_thread *thr, uint64_t cycles)
+{
+    uint32_t s = cost_units(cycles), d = thr->defer_cost;
+    if (s == 0) s = 1; /* 0 is "not measured" */
+    thr->defer_cost = d == 0 ? s : s > d ? d + (s - d) / 8 : d - (d - s) / 8;
+}
+
+/* Whether to time the body or deferral of the task thr makes or runs now. */
+static inline bool cost_sample(struct omp_thread *thr) { return ++thr->cost_tick % COST_SAMPLE == 0; }
+
 static void task_execute(struct omp_thread *thr, struct omp_task *t)
 {
     /* Its counts, set by the thread that runs it (the only one that makes
@@ -552,7 +636,16 @@ static void task_execute(struct omp_thread *thr, struct omp_task *t)
      * runs their destructors (it leaves at its first cancellation point). */
     bool run = t->copied ||
                (!atomic_load_explicit(&t->team->cancelled, memory_order_relaxed) && !omp_group_cancelled(t->group));
-    if (run) t->fn(t->data);
+    if (run) {
+        void (*fn)(void *) = t->fn;
+        if (!cost_is_maker(cost_slot(thr, fn), fn) && cost_sample(thr)) {
+            uint64_t t0 = omp_cycles();
+            fn(t->data);
+            cost_body(thr, fn, omp_cycles() - t0);
+        } else {
+            t->fn(t->data);
+        }
+    }
     omp_depend_table_free(t); /* no more children of it */
     thr->task = prev;
     /* A detached task whose event is not fulfilled yet completes then,
@@ -621,10 +714,9 @@ void omp_task_idle(struct omp_thread *thr, bool idle)
  * busy, a task costs a call, not a record, a queue and a hand-over; the
  * queued ones are the oldest, the largest of recursive work, and go to
  * the threads that steal. */
-static inline bool defer(struct omp_thread *thr, struct omp_team *team, int priority)
+static inline bool defer(struct omp_thread *thr, struct omp_team *team, int priority, bool cheap)
 {
     long queued = atomic_load_explicit(&thr->tq.n, memory_order_relaxed);
-    if (queued < QUEUE_KEEP) return true;
     /* A task with a priority waits its turn among the queued ones, and so
      * does any task while tasks with a priority wait; one made while its
      * maker holds a lock or is in a critical region might want it too
@@ -632,25 +724,39 @@ static inline bool defer(struct omp_thread *thr, struct omp_team *team, int prio
      * like every task until the cut-off. */
     if (priority > 0 || thr->locks_held > 0 || atomic_load_explicit(&team->prio_queued, memory_order_relaxed) > 0)
         return queued <= (long)team->nthreads * CUTOFF_PER_THREAD;
+    if (cheap) return thr->cost_tick % COST_EXPLORE == 0; /* ticked by the caller: a timed one */
+    if (queued < QUEUE_KEEP) return true;
     long idle = atomic_load_explicit(&team->idle, memory_order_relaxed);
     return idle > 0 && queued < QUEUE_KEEP + QUEUE_PER_IDLE * idle &&
            queued <= (long)team->nthreads * CUTOFF_PER_THREAD;
 }
 
-/* Whether a task made now by thr runs at once. A team of one runs its
- * tasks at once, but for what needs the queue there too: while the maker
- * holds a lock, and tasks with a priority (and any task while those wait),
- * which run in priority order at the next scheduling point, as libgomp
- * orders them below its cut-off. Outside any parallel region (the level-0
- * team of an initial thread) every task runs at once, as libgomp runs
- * tasks without a team: no region's end would ever run a queued one. */
-static inline bool at_once(struct omp_thread *thr, struct omp_team *team, int priority)
+/* Whether a task made now by thr runs at once without a look at its cost:
+ * a team of one runs its tasks at once, but for what needs the queue
+ * there too: while the maker holds a lock, and tasks with a priority (and
+ * any task while those wait), which run in priority order at the next
+ * scheduling point, as libgomp orders them below its cut-off. Outside any
+ * parallel region (the level-0 team of an initial thread) every task runs
+ * at once, as libgomp runs tasks without a team: no region's end would
+ * ever run a queued one. */
+static inline bool now_alone(struct omp_thread *thr, struct omp_team *team, int priority)
 {
-    if (team->nthreads == 1 &&
-        (team->level == 0 ||
-         (!thr->locks_held && priority == 0 && atomic_load_explicit(&team->prio_queued, memory_order_relaxed) == 0)))
-        return true;
-    return !defer(thr, team, priority);
+    return team->nthreads == 1 &&
+           (team->level == 0 ||
+            (!thr->locks_held && priority == 0 && atomic_load_explicit(&team->prio_queued, memory_order_relaxed) == 0));
+}
+
+/* Otherwise: whether it runs at once (PLACE_NOW), and whether its body or
+ * its deferral is timed (PLACE_TIMED). */
+enum { PLACE_QUEUE = 0, PLACE_NOW = 1, PLACE_TIMED = 2 };
+static inline unsigned place(struct omp_thread *thr, struct omp_team *team, int priority, void (*fn)(void *))
+{
+    struct omp_task *cur = thr->task;
+    if (cur->is_explicit) cost_maker(thr, cur->fn);
+    struct omp_task_cost *c = cost_slot(thr, fn);
+    if (cost_is_maker(c, fn)) return defer(thr, team, priority, false) ? PLACE_QUEUE : PLACE_NOW;
+    unsigned timed = cost_sample(thr) ? PLACE_TIMED : 0;
+    return (defer(thr, team, priority, cost_cheap(thr, c, fn)) ? PLACE_QUEUE : PLACE_NOW) | timed;
 }
 
 /* ---------- entry points ---------- */
@@ -849,7 +955,7 @@ run_included(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *)
 static inline __attribute__((always_inline)) void
 run_now(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), void *data,
         void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool final, int priority, const void *bounds,
-        size_t bsize)
+        size_t bsize, bool timed)
 {
     struct omp_task *t = rec_take(thr);
     t->pooled = 1;
@@ -869,13 +975,16 @@ run_now(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), voi
     t->deps = NULL;
     t->dtab = NULL;
     t->maker_refs = 0;
+    t->fn = fn; /* for cost_maker */
     thr->task = t;
+    uint64_t t0 = timed ? omp_cycles() : 0;
     if (omp_unlikely(cpyfn != NULL)) {
         run_copy(fn, data, cpyfn, arg_size, arg_align, bounds, bsize);
     } else {
         if (bsize) memcpy(data, bounds, bsize); /* the caller's block, made for this call (as libgomp) */
         fn(data);
     }
+    if (timed) cost_body(thr, fn, omp_cycles() - t0);
     if (t->dtab) omp_depend_table_free(t); /* the table's references on its children go first */
     thr->task = parent;
     /* No child record left (none made, or all gone): nobody else can
@@ -887,6 +996,25 @@ run_now(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), voi
     }
     if (parent->is_explicit || parent->undeferred) credit_take(&parent->refs, &parent->ref_credit);
     task_unref(t, 1 + t->ref_credit); /* its body's reference, and what it counted ahead */
+}
+
+/* A task placed with PLACE_TIMED, run at once or deferred, timed (see
+ * "what a task costs"): out of line, so that the untimed paths keep their
+ * registers. */
+static __attribute__((noinline)) void place_timed(struct omp_thread *thr, struct omp_task *parent,
+                                                  void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                                                  long arg_size, long arg_align, bool final, int priority,
+                                                  const void *bounds, size_t bsize, bool now)
+{
+    if (now) {
+        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize, true);
+        return;
+    }
+    uint64_t t0 = omp_cycles();
+    struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, false);
+    if (bsize) memcpy(t->data, bounds, bsize);
+    enqueue(thr, thr->team, t);
+    cost_defer(thr, omp_cycles() - t0);
 }
 
 /* GOMP_task's rarer cases: cancellation on, depend, detach. */
@@ -901,6 +1029,7 @@ static __attribute__((noinline)) void task_special(struct omp_thread *thr, void 
         if ((flags & TASK_DETACH) && detach) *(uintptr_t *)detach = (uintptr_t)(void *)&discarded_unmade;
         return;
     }
+    if (parent->is_explicit) cost_maker(thr, parent->fn);
     bool final = (flags & TASK_FINAL) || parent->final;
     /* Outside any parallel region (level 0) a task always runs here: no
      * region's end would run a queued one (at_once). */
@@ -933,8 +1062,17 @@ static __attribute__((noinline)) void task_special(struct omp_thread *thr, void 
         run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0);
         return;
     }
-    if (!if_clause || !team || at_once(thr, team, priority)) {
-        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0);
+    if (!if_clause || !team || now_alone(thr, team, priority)) {
+        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0, false);
+        return;
+    }
+    unsigned where = place(thr, team, priority, fn);
+    if (where == PLACE_NOW) {
+        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0, false);
+        return;
+    }
+    if (where & PLACE_TIMED) {
+        place_timed(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0, where & PLACE_NOW);
         return;
     }
     enqueue(thr, team, task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, false));
@@ -962,8 +1100,18 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
         run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, true, priority, NULL, 0);
         return;
     }
-    if (!if_clause || !team || at_once(thr, team, priority)) {
-        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, flags & TASK_FINAL, priority, NULL, 0);
+    if (!if_clause || !team || now_alone(thr, team, priority)) {
+        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, flags & TASK_FINAL, priority, NULL, 0, false);
+        return;
+    }
+    unsigned where = place(thr, team, priority, fn);
+    if (where == PLACE_NOW) {
+        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, flags & TASK_FINAL, priority, NULL, 0, false);
+        return;
+    }
+    if (where & PLACE_TIMED) {
+        place_timed(thr, parent, fn, data, cpyfn, arg_size, arg_align, flags & TASK_FINAL, priority, NULL, 0,
+                    where & PLACE_NOW);
         return;
     }
     enqueue(thr, team, task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, flags & TASK_FINAL, priority,
@@ -982,8 +1130,18 @@ void omp_task_loop_one(struct omp_thread *thr, void (*fn)(void *), void *data, v
         run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize);
         return;
     }
-    if (!if_clause || !team || at_once(thr, team, priority)) {
-        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize);
+    if (!if_clause || !team || now_alone(thr, team, priority)) {
+        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize, false);
+        return;
+    }
+    unsigned where = place(thr, team, priority, fn);
+    if (where == PLACE_NOW) {
+        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize, false);
+        return;
+    }
+    if (where & PLACE_TIMED) {
+        place_timed(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize,
+                    where & PLACE_NOW);
         return;
     }
     struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, false);
@@ -1014,6 +1172,7 @@ void omp_task_deferred(void (*fn)(void *), void *data, long size, long align, vo
     struct omp_thread *thr = omp_self();
     struct omp_task *parent = thr->task;
     struct omp_team *team = thr->team;
+    if (parent->is_explicit) cost_maker(thr, parent->fn);
     if (parent->final || !team || team->level == 0) {
         omp_task_wait_depend(depend, true);
         fn(data);
