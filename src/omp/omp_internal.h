@@ -319,7 +319,7 @@ OMP_HIDDEN __attribute__((noreturn)) void omp_fatal(const char *what);
  * the cache put back is the OS thread's the ULT resumed on. */
 extern __thread struct omp_thread *omp_tls_self OMP_HIDDEN __attribute__((tls_model("initial-exec")));
 WEFT_TLS_ACCESSOR(omp_tls_self);
-OMP_HIDDEN struct omp_thread *omp_self_slow(void);
+OMP_HIDDEN __attribute__((noinline, cold)) struct omp_thread *omp_self_slow(void); /* first call on a thread */
 static inline struct omp_thread *omp_self(void)
 {
     struct omp_thread *t = WEFT_TLS(omp_tls_self);
