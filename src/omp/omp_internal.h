@@ -294,12 +294,13 @@ struct omp_thread {
     struct omp_task *rfree_head, *rfree_tail;
     unsigned rfree_n;
     /* what its tasks cost it (task.c, "what a task costs") */
-    unsigned cost_tick;             /* picks the samples and the exploring deferrals */
-    uint32_t defer_cost;            /* a deferral's cost, a running mean (0: not measured yet) */
+    uint32_t cost_tick;             /* picks the samples and the exploring deferrals */
     struct omp_task_cost {
-        uintptr_t key;              /* the task function's address, | 1 once a run of it made a task; 0: free */
+        void (*fn)(void *);         /* the task function (NULL: free slot) */
         uint32_t body;              /* its body's time, a running mean */
-        uint32_t samples;
+        uint32_t defer;             /* a deferral's cost, a running mean (0: not measured yet) */
+        uint32_t samples;           /* of its body */
+        bool maker;                 /* a run of fn made a task */
     } task_cost[OMP_TASK_COSTS];
     _Atomic(struct omp_task *) rec_remote __attribute__((aligned(OMP_CACHE_LINE)));
 };

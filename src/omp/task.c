@@ -546,28 +546,31 @@ static void task_complete(struct omp_thread *thr, struct omp_task *t)
  * measured, against 6-10 ns for an empty task run at once. A maker is the
  * critical path of the tasks it makes: a task whose body takes it less
  * than a deferral costs it is better run at once, whoever is idle. So
- * each thread keeps running means, per task function (a few slots, by
- * address), of the time of its body and of its own deferrals, and runs a
- * function's tasks at once while the first is below the second. Only one
- * task in COST_SAMPLE is timed (reading the counter costs ~10 ns in a
- * VM); a mean rises half way to a longer sample at once and falls by an
- * eighth towards a shorter one, so a heavy task now and then makes its
- * function deferred again for a while. A function whose body made a task
- * is never cheap: a recursive one's leaves are, its roots are not. One
+ * each thread keeps, per task function (a few slots, by address), running
+ * means of the time of its body and of its own deferrals of it, and runs
+ * the function's tasks at once while the first is below the second.
+ *
+ * About one task in COST_SAMPLE is timed (reading the counter costs ~10
+ * ns in a VM), picked by a hash of a count, so that no stride of the
+ * program's tasks escapes the samples. The body's mean rises half way to
+ * a longer sample at once and falls by an eighth towards a shorter one: a
+ * long body, when it is one of the timed, makes its function deferred
+ * again for a while. A deferral's sample counts at most twice the mean
+ * (a preemption or a counter read on two CPUs must not make long bodies
+ * look cheap), and deferrals with a copy constructor are not timed (the
+ * copy is in neither mean). A function whose body made a task is a maker,
+ * never cheap and never timed: a recursion's leaves are cheap, its roots
+ * are not; a maker's slot is taken back only by another maker. About one
  * cheap task in COST_EXPLORE is deferred anyway, so that the deferral's
- * cost stays current. Only teams of two or more look at any of this. */
+ * mean stays current. Only teams of two or more look at any of this. */
 #define COST_SAMPLE 8
 #define COST_EXPLORE 256
 #define COST_MIN_SAMPLES 4
 #define COST_SCALE 16 /* fixed point: the aarch64 counter is coarse */
 
-/* A slot's key: fn's address, its low bit set once fn made a task (a
- * function at an odd address counts as a maker from the start). */
-#define COST_MAKER ((uintptr_t)1)
-
 static inline struct omp_task_cost *cost_slot(struct omp_thread *thr, void (*fn)(void *))
 {
-    return &thr->task_cost[((uintptr_t)fn >> 4) % OMP_TASK_COSTS]; /* code is 16-byte aligned, mostly */
+    return &thr->task_cost[((uintptr_t)fn >> 4) % OMP_TASK_COSTS]; /* code is 16-byte aligned at -O2 */
 }
 
 static inline uint32_t cost_units(uint64_t cycles)
@@ -578,49 +581,69 @@ static inline uint32_t cost_units(uint64_t cycles)
 /* Whether fn is known to make tasks (c: its slot): its runs are not timed. */
 static inline bool cost_is_maker(const struct omp_task_cost *c, void (*fn)(void *))
 {
-    return c->key == ((uintptr_t)fn | COST_MAKER);
+    return c->fn == fn && c->maker;
 }
 
-static inline bool cost_cheap(const struct omp_thread *thr, const struct omp_task_cost *c, void (*fn)(void *))
+/* (A maker's slot has no deferral mean: never below it.) */
+static inline bool cost_cheap(const struct omp_task_cost *c, void (*fn)(void *))
 {
-    return c->key == (uintptr_t)fn && c->samples >= COST_MIN_SAMPLES && c->body < thr->defer_cost;
+    return c->fn == fn && c->samples >= COST_MIN_SAMPLES && c->body < c->defer;
 }
 
 /* The running task (explicit, its function fn) makes a task: fn is a
- * maker from now on, whatever its body's samples say, marked before its
- * children are placed (a recursion's leaves must not make its inner tasks
- * look cheap while its first body is still running). */
+ * maker from now on, marked before its children are placed (a
+ * recursion's leaves must not make its inner tasks look cheap while its
+ * first body is still running). */
 static inline void cost_maker(struct omp_thread *thr, void (*fn)(void *))
 {
     struct omp_task_cost *c = cost_slot(thr, fn);
-    if (omp_unlikely(!cost_is_maker(c, fn))) *c = (struct omp_task_cost){.key = (uintptr_t)fn | COST_MAKER};
+    if (omp_unlikely(!cost_is_maker(c, fn))) *c = (struct omp_task_cost){.fn = fn, .maker = true};
 }
 
-/* A timed run of fn's body (not a known maker), `cycles` long. */
-static void cost_body(struct omp_thread *thr, void (*fn)(void *), uint64_t cycles)
+/* fn's slot for a sample, NULL if fn is a maker or another maker holds
+ * the slot. */
+static struct omp_task_cost *cost_sampled(struct omp_thread *thr, void (*fn)(void *))
 {
     struct omp_task_cost *c = cost_slot(thr, fn);
-    uint32_t s = cost_units(cycles);
-    if (c->key != (uintptr_t)fn) {
-        if (c->key == ((uintptr_t)fn | COST_MAKER)) return; /* it made one meanwhile */
-        *c = (struct omp_task_cost){.key = (uintptr_t)fn, .body = s, .samples = 1};
-        return;
-    }
-    if (s > c->body) c->body += (s - c->body + 1) / 2;
-    else c->body -= (c->body - s) / 8;
+    if (c->maker) return NULL;
+    if (c->fn != fn) *c = (struct omp_task_cost){.fn = fn};
+    return c;
+}
+
+/* A timed run of fn's body, `cycles` long. */
+static void cost_body(struct omp_thread *thr, void (*fn)(void *), uint64_t cycles)
+{
+    struct omp_task_cost *c = cost_sampled(thr, fn);
+    if (!c) return;
+    uint32_t s = cost_units(cycles), m = c->body;
+    if (c->samples == 0) m = s;
+    else if (s > m) m += (uint32_t)(((uint64_t)s - m + 1) / 2);
+    else m -= (m - s) / 8;
+    c->body = m;
     if (c->samples < UINT32_MAX) c->samples++;
 }
 
-/* A timed deferral. */
-static void cost_defer(struct omp_thread *thr, uint64_t cycles)
+/* A timed deferral of a task of fn, `cycles` long. */
+static void cost_defer(struct omp_thread *thr, void (*fn)(void *), uint64_t cycles)
 {
-    uint32_t s = cost_units(cycles), d = thr->defer_cost;
+    struct omp_task_cost *c = cost_sampled(thr, fn);
+    if (!c) return;
+    uint32_t s = cost_units(cycles), m = c->defer;
     if (s == 0) s = 1; /* 0 is "not measured" */
-    thr->defer_cost = d == 0 ? s : s > d ? d + (s - d) / 8 : d - (d - s) / 8;
+    if (m == 0) m = s;
+    else if (s > m) m += (uint32_t)(((uint64_t)s - m < m ? s - m : m) / 8); /* the sample counts at most 2m */
+    else m -= (m - s) / 8;
+    c->defer = m;
 }
 
-/* Whether to time the body or deferral of the task thr makes or runs now. */
-static inline bool cost_sample(struct omp_thread *thr) { return ++thr->cost_tick % COST_SAMPLE == 0; }
+/* Whether to time the body or deferral of the task thr makes or runs now:
+ * one count in COST_SAMPLE, scattered (Fibonacci hashing). */
+static inline uint32_t cost_hash(const struct omp_thread *thr) { return thr->cost_tick * 2654435769u; }
+static inline bool cost_sample(struct omp_thread *thr)
+{
+    thr->cost_tick++;
+    return cost_hash(thr) < UINT32_MAX / COST_SAMPLE;
+}
 
 static void task_execute(struct omp_thread *thr, struct omp_task *t)
 {
@@ -724,7 +747,7 @@ static inline bool defer(struct omp_thread *thr, struct omp_team *team, int prio
      * like every task until the cut-off. */
     if (priority > 0 || thr->locks_held > 0 || atomic_load_explicit(&team->prio_queued, memory_order_relaxed) > 0)
         return queued <= (long)team->nthreads * CUTOFF_PER_THREAD;
-    if (cheap) return thr->cost_tick % COST_EXPLORE == 0; /* ticked by the caller: a timed one */
+    if (cheap) return cost_hash(thr) < UINT32_MAX / COST_EXPLORE; /* ticked by the caller: a timed one */
     if (queued < QUEUE_KEEP) return true;
     long idle = atomic_load_explicit(&team->idle, memory_order_relaxed);
     return idle > 0 && queued < QUEUE_KEEP + QUEUE_PER_IDLE * idle &&
@@ -756,7 +779,7 @@ static inline unsigned place(struct omp_thread *thr, struct omp_team *team, int 
     struct omp_task_cost *c = cost_slot(thr, fn);
     if (cost_is_maker(c, fn)) return defer(thr, team, priority, false) ? PLACE_QUEUE : PLACE_NOW;
     unsigned timed = cost_sample(thr) ? PLACE_TIMED : 0;
-    return (defer(thr, team, priority, cost_cheap(thr, c, fn)) ? PLACE_QUEUE : PLACE_NOW) | timed;
+    return (defer(thr, team, priority, cost_cheap(c, fn)) ? PLACE_QUEUE : PLACE_NOW) | timed;
 }
 
 /* ---------- entry points ---------- */
@@ -1014,7 +1037,7 @@ static __attribute__((noinline)) void place_timed(struct omp_thread *thr, struct
     struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, false);
     if (bsize) memcpy(t->data, bounds, bsize);
     enqueue(thr, thr->team, t);
-    cost_defer(thr, omp_cycles() - t0);
+    if (!cpyfn) cost_defer(thr, fn, omp_cycles() - t0);
 }
 
 /* GOMP_task's rarer cases: cancellation on, depend, detach. */

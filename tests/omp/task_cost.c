@@ -41,8 +41,7 @@ static long spin_want(long seed)
 }
 
 /* The one construct: kind 0 counts, kind 1 spins, kind 2 makes two tasks
- * of this same construct one level down (kind 0 at the bottom), kind 3
- * counts under `lock`. */
+ * of this same construct one level down (kind 0 at the bottom). */
 static void node(int kind, int depth, long i);
 
 static void make(int kind, int depth, long i)
@@ -59,10 +58,6 @@ static void node(int kind, int depth, long i)
         per_thread[me][0]++;
     } else if (kind == 1) {
         sums[i] = spin_sum(i);
-    } else if (kind == 3) {
-        omp_set_lock(&lock);
-        inside++;
-        omp_unset_lock(&lock);
     } else {
         __atomic_fetch_add(&made, 1, __ATOMIC_RELAXED);
         if (depth == 0) {
@@ -145,19 +140,36 @@ static void loops(void)
     CHECK_EQ(s, want);
 }
 
+/* A construct of its own that never makes tasks: kind 0 counts, kind 1
+ * counts under `lock`. */
+static void locked_make(int kind)
+{
+#pragma omp task firstprivate(kind)
+    {
+        if (kind == 0) {
+            per_thread[omp_get_thread_num()][0]++;
+        } else {
+            omp_set_lock(&lock);
+            inside++;
+            omp_unset_lock(&lock);
+        }
+    }
+}
+
 static void under_lock(void)
 {
     inside = 0;
 #pragma omp parallel
 #pragma omp single
     {
-        for (long i = 0; i < EMPTY; i++) make(0, 0, i);
+        for (long i = 0; i < EMPTY; i++) locked_make(0);
 #pragma omp taskwait
-        /* Tasks of the same (cheap) construct made while the lock is held
-         * are queued, as libgomp queues them below its cut-off (64 per
-         * thread): one run at once here would wait for the lock forever. */
+        /* Tasks of the same construct (cheap by now) made while the lock
+         * is held are queued, as libgomp queues them below its cut-off (64
+         * per thread): one run at once here would wait for the lock for
+         * ever. */
         omp_set_lock(&lock);
-        for (int i = 0; i < 50; i++) make(3, 0, i);
+        for (int i = 0; i < 50; i++) locked_make(1);
         omp_unset_lock(&lock);
 #pragma omp taskwait
     }
@@ -169,10 +181,10 @@ int main(void)
 {
     omp_init_lock(&lock);
     for (int rep = 0; rep < 3; rep++) {
+        under_lock();
         one_producer();
         every_producer();
         loops();
-        under_lock();
     }
     omp_destroy_lock(&lock);
     return 0;
