@@ -326,7 +326,8 @@ static void enqueue_priority(struct omp_team *team, struct omp_task *t)
  * wait), or a thread waits for descendants of its task (it looks at the
  * queues for eligible tasks only: any push may bring one). A producer that
  * keeps its queue non-empty then bumps no shared line per task. */
-static void enqueue(struct omp_thread *thr, struct omp_team *team, struct omp_task *t)
+/* Queues t; whether the team's waiters must hear of it (omp_team_event). */
+static bool enqueue_push(struct omp_thread *thr, struct omp_team *team, struct omp_task *t)
 {
     long before = 0;
     if (t->priority > 0) {
@@ -347,7 +348,12 @@ static void enqueue(struct omp_thread *thr, struct omp_team *team, struct omp_ta
         if (before == 0) atomic_store_explicit(&q->avail, 1, memory_order_seq_cst);
         omp_word_unlock(&q->lock);
     }
-    if (before == 0 || atomic_load_explicit(&team->desc_waiters, memory_order_seq_cst) > 0) omp_team_event(team);
+    return before == 0 || atomic_load_explicit(&team->desc_waiters, memory_order_seq_cst) > 0;
+}
+
+static void enqueue(struct omp_thread *thr, struct omp_team *team, struct omp_task *t)
+{
+    if (enqueue_push(thr, team, t)) omp_team_event(team);
 }
 
 static bool descends_from(const struct omp_task *t, const struct omp_task *anc)
@@ -557,7 +563,8 @@ static void task_complete(struct omp_thread *thr, struct omp_task *t)
  * long body, when it is one of the timed, makes its function deferred
  * again for a while. A deferral's sample counts at most twice the mean
  * (a preemption or a counter read on two CPUs must not make long bodies
- * look cheap), and deferrals with a copy constructor are not timed (the
+ * look cheap) and leaves out the wake-up of sleeping threads (see
+ * place_timed), and deferrals with a copy constructor are not timed (the
  * copy is in neither mean). A function whose body made a task is a maker,
  * never cheap and never timed: a recursion's leaves are cheap, its roots
  * are not; a maker's slot is taken back only by another maker. About one
@@ -1033,11 +1040,15 @@ static __attribute__((noinline)) void place_timed(struct omp_thread *thr, struct
         run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize, true);
         return;
     }
+    /* The wake-up of sleeping threads is left out: paid once when they
+     * sleep, which is when a maker that runs its tasks at once and defers
+     * one in COST_EXPLORE would always see it. */
     uint64_t t0 = omp_cycles();
     struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, false);
     if (bsize) memcpy(t->data, bounds, bsize);
-    enqueue(thr, thr->team, t);
+    bool wake = enqueue_push(thr, thr->team, t);
     if (!cpyfn) cost_defer(thr, fn, omp_cycles() - t0);
+    if (wake) omp_team_event(thr->team);
 }
 
 /* GOMP_task's rarer cases: cancellation on, depend, detach. */
