@@ -320,13 +320,14 @@ static void enqueue_priority(struct omp_team *team, struct omp_task *t)
     omp_word_unlock(&team->task_lock);
 }
 
-/* A push wakes the team's waiters only when it may matter: the queue was
- * empty (a waiter for any task checks every queue after reading the event
- * word and before waiting, so one that saw this queue non-empty did not
- * wait), or a thread waits for descendants of its task (it looks at the
- * queues for eligible tasks only: any push may bring one). A producer that
- * keeps its queue non-empty then bumps no shared line per task. */
-/* Queues t; whether the team's waiters must hear of it (omp_team_event). */
+/* Queues t; whether the team's waiters must hear of it (omp_team_event,
+ * which enqueue sends). A push wakes them only when it may matter: the
+ * queue was empty (a waiter for any task checks every queue after reading
+ * the event word and before waiting, so one that saw this queue non-empty
+ * did not wait), or a thread waits for descendants of its task (it looks
+ * at the queues for eligible tasks only: any push may bring one). A
+ * producer that keeps its queue non-empty then bumps no shared line per
+ * task. */
 static bool enqueue_push(struct omp_thread *thr, struct omp_team *team, struct omp_task *t)
 {
     long before = 0;
@@ -736,7 +737,9 @@ void omp_task_idle(struct omp_thread *thr, bool idle)
 }
 
 /* Whether a task thr makes now goes to its queue, or runs at once (which
- * OpenMP allows for any task). A few queued tasks are kept for threads
+ * OpenMP allows for any task). After the rule for locks and priorities
+ * below, a `cheap` one (its function's body shorter than its deferral,
+ * "what a task costs") runs at once. A few queued tasks are kept for threads
  * that will look for work; past those, tasks are queued only while a
  * thread of the team is idle, a few per idle thread (one idle on the
  * maker's own stream cannot run before the maker waits: it must not make
@@ -1066,7 +1069,7 @@ static __attribute__((noinline)) void task_special(struct omp_thread *thr, void 
     if (parent->is_explicit) cost_maker(thr, parent->fn);
     bool final = (flags & TASK_FINAL) || parent->final;
     /* Outside any parallel region (level 0) a task always runs here: no
-     * region's end would run a queued one (at_once). */
+     * region's end would run a queued one (now_alone). */
     bool outside = !team || team->level == 0;
     bool alone = parent->final || outside || (team->nthreads == 1 && !thr->locks_held);
     /* Dependences are tracked in a team of one too: a detached sibling
