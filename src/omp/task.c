@@ -674,7 +674,7 @@ static void task_execute(struct omp_thread *thr, struct omp_task *t)
             fn(t->data);
             cost_body(thr, fn, omp_cycles() - t0);
         } else {
-            t->fn(t->data);
+            fn(t->data);
         }
     }
     omp_depend_table_free(t); /* no more children of it */
@@ -785,8 +785,11 @@ enum { PLACE_QUEUE = 0, PLACE_NOW = 1, PLACE_TIMED = 2 };
 static inline unsigned place(struct omp_thread *thr, struct omp_team *team, int priority, void (*fn)(void *))
 {
     struct omp_task *cur = thr->task;
-    if (cur->is_explicit) cost_maker(thr, cur->fn);
     struct omp_task_cost *c = cost_slot(thr, fn);
+    if (cur->is_explicit) {
+        if (cur->fn != fn) cost_maker(thr, cur->fn);
+        else if (omp_unlikely(!cost_is_maker(c, fn))) *c = (struct omp_task_cost){.fn = fn, .maker = true};
+    }
     if (cost_is_maker(c, fn)) return defer(thr, team, priority, false) ? PLACE_QUEUE : PLACE_NOW;
     unsigned timed = cost_sample(thr) ? PLACE_TIMED : 0;
     return (defer(thr, team, priority, cost_cheap(c, fn)) ? PLACE_QUEUE : PLACE_NOW) | timed;
@@ -1054,6 +1057,33 @@ static __attribute__((noinline)) void place_timed(struct omp_thread *thr, struct
     if (wake) omp_team_event(thr->team);
 }
 
+/* A task without depend or detach, not included: run at once, or
+ * deferred, as now_alone and place decide. With `bounds` (a taskloop's),
+ * its arguments get those over their first bsize bytes. */
+static inline __attribute__((always_inline)) void
+task_run_or_queue(struct omp_thread *thr, struct omp_task *parent, struct omp_team *team, bool if_clause,
+                  void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
+                  bool final, int priority, const void *bounds, size_t bsize)
+{
+    if (!if_clause || !team || now_alone(thr, team, priority)) {
+        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize, false);
+        return;
+    }
+    unsigned where = place(thr, team, priority, fn);
+    if (where == PLACE_NOW) {
+        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize, false);
+        return;
+    }
+    if (where & PLACE_TIMED) {
+        place_timed(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize,
+                    where & PLACE_NOW);
+        return;
+    }
+    struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, false);
+    if (bsize) memcpy(t->data, bounds, bsize);
+    enqueue(thr, team, t);
+}
+
 /* GOMP_task's rarer cases: cancellation on, depend, detach. */
 static __attribute__((noinline)) void task_special(struct omp_thread *thr, void (*fn)(void *), void *data,
                                                    void (*cpyfn)(void *, void *), long arg_size, long arg_align,
@@ -1099,20 +1129,7 @@ static __attribute__((noinline)) void task_special(struct omp_thread *thr, void 
         run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0);
         return;
     }
-    if (!if_clause || !team || now_alone(thr, team, priority)) {
-        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0, false);
-        return;
-    }
-    unsigned where = place(thr, team, priority, fn);
-    if (where == PLACE_NOW) {
-        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0, false);
-        return;
-    }
-    if (where & PLACE_TIMED) {
-        place_timed(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0, where & PLACE_NOW);
-        return;
-    }
-    enqueue(thr, team, task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, false));
+    task_run_or_queue(thr, parent, team, if_clause, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0);
 }
 
 OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
@@ -1137,22 +1154,8 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
         run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, true, priority, NULL, 0);
         return;
     }
-    if (!if_clause || !team || now_alone(thr, team, priority)) {
-        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, flags & TASK_FINAL, priority, NULL, 0, false);
-        return;
-    }
-    unsigned where = place(thr, team, priority, fn);
-    if (where == PLACE_NOW) {
-        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, flags & TASK_FINAL, priority, NULL, 0, false);
-        return;
-    }
-    if (where & PLACE_TIMED) {
-        place_timed(thr, parent, fn, data, cpyfn, arg_size, arg_align, flags & TASK_FINAL, priority, NULL, 0,
-                    where & PLACE_NOW);
-        return;
-    }
-    enqueue(thr, team, task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, flags & TASK_FINAL, priority,
-                                 NULL, false));
+    task_run_or_queue(thr, parent, team, if_clause, fn, data, cpyfn, arg_size, arg_align, flags & TASK_FINAL,
+                      priority, NULL, 0);
 }
 
 void omp_task_loop_one(struct omp_thread *thr, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -1167,23 +1170,8 @@ void omp_task_loop_one(struct omp_thread *thr, void (*fn)(void *), void *data, v
         run_included(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize);
         return;
     }
-    if (!if_clause || !team || now_alone(thr, team, priority)) {
-        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize, false);
-        return;
-    }
-    unsigned where = place(thr, team, priority, fn);
-    if (where == PLACE_NOW) {
-        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize, false);
-        return;
-    }
-    if (where & PLACE_TIMED) {
-        place_timed(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize,
-                    where & PLACE_NOW);
-        return;
-    }
-    struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, false);
-    memcpy(t->data, bounds, bsize);
-    enqueue(thr, team, t);
+    task_run_or_queue(thr, parent, team, if_clause, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds,
+                      bsize);
 }
 
 /* taskwait with a depend clause: waits for the sibling tasks an empty
