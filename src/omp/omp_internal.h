@@ -262,10 +262,10 @@ struct omp_taskq {
     _Atomic long avail __attribute__((aligned(OMP_CACHE_LINE)));
 };
 
-/* One OpenMP thread: a ULT of weft, or a plain OS thread that calls the
- * runtime (the program's own threads). Found through a weft key. */
 #define OMP_TASK_COSTS 8 /* task functions whose cost a thread keeps (task.c) */
 
+/* One OpenMP thread: a ULT of weft, or a plain OS thread that calls the
+ * runtime (the program's own threads). Found through a weft key. */
 struct omp_thread {
     struct omp_team *team;          /* innermost team, NULL outside any parallel region */
     unsigned num;                   /* thread number in team */
