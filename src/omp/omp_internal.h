@@ -125,9 +125,9 @@ OMP_HIDDEN bool omp_is_runtime_lib(const char *path);
 /* ---------- rescue (rescue.c) ---------- */
 
 /* With shared streams: a watchdog that moves an OpenMP thread left ready
- * behind one that runs without a break for WEFT_OMP_RESCUE_MS (a spin on a
- * flag) to a stream of its own. Started by the first team that puts two
- * OpenMP threads on one stream. */
+ * behind one that holds the stream for WEFT_OMP_RESCUE_MS (a spin on a
+ * flag, or a call blocked in the kernel) to a stream of its own. Started
+ * by the first team that puts two OpenMP threads on one stream. */
 OMP_HIDDEN void omp_rescue_init(void);
 OMP_HIDDEN void omp_rescue_arm_slow(void);
 extern _Atomic bool omp_rescue_armed OMP_HIDDEN;
@@ -135,7 +135,8 @@ static inline void omp_rescue_arm(void)
 {
     if (!atomic_load_explicit(&omp_rescue_armed, memory_order_relaxed)) omp_rescue_arm_slow();
 }
-/* The stream of the calling OS thread ran OpenMP code: it is not stuck. */
+/* The stream of the calling OS thread ran OpenMP code: it is not stuck,
+ * and an OpenMP thread runs there (bit 0 of the beat clear). */
 extern __thread _Atomic uint32_t *omp_t_beat OMP_HIDDEN __attribute__((tls_model("initial-exec")));
 WEFT_TLS_ACCESSOR(omp_t_beat);
 OMP_HIDDEN void omp_beat_slow(void);
@@ -143,9 +144,17 @@ static inline void omp_beat(void)
 {
     _Atomic uint32_t *b = WEFT_TLS(omp_t_beat);
     if (omp_likely(b != NULL))
-        atomic_store_explicit(b, atomic_load_explicit(b, memory_order_relaxed) + 1, memory_order_relaxed);
+        atomic_store_explicit(b, (atomic_load_explicit(b, memory_order_relaxed) + 2) & ~1u, memory_order_relaxed);
     else
         omp_beat_slow();
+}
+/* The calling OpenMP thread is about to give up its stream (to park, or
+ * to end): until OpenMP code runs there again (omp_beat), what holds the
+ * stream is weft's scheduler, not a thread of the program (bit 0 set). */
+static inline void omp_beat_away(void)
+{
+    _Atomic uint32_t *b = WEFT_TLS(omp_t_beat);
+    if (b) atomic_store_explicit(b, atomic_load_explicit(b, memory_order_relaxed) | 1u, memory_order_relaxed);
 }
 
 /* Own streams, more of them held than the process has CPUs: the OS

@@ -10,10 +10,13 @@
  * (default 100 ms; 0: never):
  *
  * - every time OpenMP code resumes or starts on a stream it bumps that
- *   stream's beat (omp_beat: a wait's turn, a worker's start); a stream
- *   whose beat has not moved for WEFT_OMP_RESCUE_MS while its OS thread is
- *   running (state R in /proc: not asleep, not in a blocking call) has run
- *   one ULT without a break all that time;
+ *   stream's beat (omp_beat: a wait's turn, a worker's start), and marks
+ *   it when its thread leaves to park or end (omp_beat_away); a stream
+ *   whose beat has not moved for WEFT_OMP_RESCUE_MS, unmarked, has run one
+ *   ULT without a break all that time, if its OS thread is running (state
+ *   R in /proc), or has been held by that ULT inside a call that waits in
+ *   the kernel (a read of a pipe, a lock or condition variable of the C
+ *   library: the other end may be a thread ready behind it);
  * - the watchdog takes a spare stream (made beyond the CPUs' if none is
  *   free) and sends the stuck stream's OS thread a signal (SIGURG, as Go's
  *   preemption does). The handler, on that thread, does nothing if it
@@ -31,6 +34,21 @@
  *   be in the middle of its per-thread state);
  * - one unit per signal; the watchdog asks again at once while more wait.
  *
+ * A thread blocked in the kernel is sent the signal only inside a call
+ * that the kernel restarts after a handler installed with SA_RESTART
+ * (blocked_restartable: reads of anything but a socket, writes of at
+ * most PIPE_BUF bytes to a pipe, a FIFO's open, futex waits without a
+ * time-out, waitpid, file locks), so the program never sees EINTR or a
+ * write cut short from it; the wait then goes on where the
+ * thread runs after. Sleeps, poll/select/epoll and socket calls, which
+ * would return EINTR, are left alone (a sleep ends by itself; the others
+ * are slow with a thread ready behind them, as a sleep is). Such a thread
+ * itself is moved (the initial thread being the only one behind it) only
+ * when it stopped at the system call instruction, which the kernel's
+ * restart makes it run again on its new OS thread. When nothing was
+ * there to move, the stream is asked again at twice the interval, up to
+ * 32 times it, until its beat moves (a program waiting on its input).
+ *
  * With WEFT_OMP_SHARE_STREAMS=auto, the first rescue also makes later teams
  * take a stream per thread (streams.c): a program that spins once will
  * again. The cost: a program whose threads outnumber the CPUs and compute
@@ -41,10 +59,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <link.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -79,8 +100,10 @@ struct watch {
     int target_rank;
     _Atomic int result, more;  /* the handler's answer */
     _Atomic int drop;          /* and a stream the moved thread held before (-1: none) */
+    _Atomic uintptr_t blocked_sp; /* the request is for a thread blocked in the kernel, its stack pointer there */
     bool open;                 /* the watchdog's: a request not finished yet */
     uint32_t seen;             /* beat at `since` */
+    unsigned backoff;          /* blocked, nothing moved: the next look waits limit << backoff */
     uint64_t since;
 } __attribute__((aligned(OMP_CACHE_LINE)));
 
@@ -151,16 +174,19 @@ void omp_beat_slow(void)
 
 /* ---------- the handler, on the stuck stream's OS thread ---------- */
 
-static uintptr_t interrupted_pc(void *ucv)
+/* Where the signal stopped the thread: its pc and stack pointer. */
+static void interrupted_at(void *ucv, uintptr_t *pc, uintptr_t *sp)
 {
     ucontext_t *uc = ucv;
 #if defined(__x86_64__)
-    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+    *pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+    *sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
 #elif defined(__aarch64__)
-    return (uintptr_t)uc->uc_mcontext.pc;
+    *pc = (uintptr_t)uc->uc_mcontext.pc;
+    *sp = (uintptr_t)uc->uc_mcontext.sp;
 #else
     (void)uc;
-    return 0;
+    *pc = *sp = 0;
 #endif
 }
 
@@ -203,6 +229,26 @@ static int move_one(weft_xstream xs, weft_pool target, int r, bool *main_waits, 
     return res;
 }
 
+/* The interrupted thread stopped at a system call instruction: a call
+ * the kernel restarts, which the thread may make again on another OS
+ * thread. (With the stack pointer the watchdog saw in the blocked call:
+ * the same call, not one the thread reached after it woke up.) */
+static bool at_syscall(uintptr_t pc)
+{
+#if defined(__x86_64__)
+    uint16_t insn;
+    memcpy(&insn, (const void *)pc, sizeof insn);
+    return insn == 0x050f; /* syscall */
+#elif defined(__aarch64__)
+    uint32_t insn;
+    memcpy(&insn, (const void *)pc, sizeof insn);
+    return insn == 0xd4000001u; /* svc #0 */
+#else
+    (void)pc;
+    return false;
+#endif
+}
+
 /* errno is per OS thread: after a migration, the new thread's (a call,
  * so that its address is not the one taken before the switch). */
 static __attribute__((noinline)) void set_errno(int e)
@@ -232,7 +278,8 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         return;
     }
     int saved_errno = errno;
-    uintptr_t pc = interrupted_pc(ucv);
+    uintptr_t pc, sp;
+    interrupted_at(ucv, &pc, &sp);
     int res = RES_BUSY, more = 0, drop = -1;
     bool main_waits = false;
     if (!in_ranges(g_self, g_nself, pc)) {
@@ -245,7 +292,9 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
     }
     weft_thread self;
     void *arg;
-    if (res == RES_NONE && main_waits && in_ranges(g_user, g_nuser, pc) && weft_self(&self) == WEFT_OK &&
+    uintptr_t bsp = atomic_load_explicit(&w->blocked_sp, memory_order_relaxed);
+    bool movable = in_ranges(g_user, g_nuser, pc) || (bsp && bsp == sp && at_syscall(pc));
+    if (res == RES_NONE && main_waits && movable && weft_self(&self) == WEFT_OK &&
         self != g_main_unit && weft_thread_get_arg(self, &arg) == WEFT_OK && arg) {
         /* Only the initial thread waits here: move the spinner instead.
          * Its hold is its own thread's (the worker's struct, even when it
@@ -296,18 +345,92 @@ static void sleep_ns(uint64_t ns)
     }
 }
 
+/* /proc/self/task/<tid>/<what> (tid 0: the calling thread's), as a
+ * string in buf. */
+static bool task_file(pid_t tid, const char *what, char *buf, size_t size)
+{
+    char path[64];
+    if (tid) snprintf(path, sizeof path, "/proc/self/task/%d/%s", (int)tid, what);
+    else snprintf(path, sizeof path, "/proc/thread-self/%s", what);
+    FILE *f = fopen(path, "re");
+    if (!f) return false;
+    size_t n = fread(buf, 1, size - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return true;
+}
+
 /* Is OS thread `tid` running or runnable (not asleep, not blocked)? */
 static bool thread_running(pid_t tid)
 {
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-    FILE *f = fopen(path, "re");
-    if (!f) return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
+    char buf[256];
+    if (!task_file(tid, "stat", buf, sizeof buf)) return false;
     const char *p = strrchr(buf, ')'); /* after the command name, which may hold anything */
     return p && p[1] == ' ' && p[2] == 'R';
+}
+
+/* Whether OS thread `tid` waits in the kernel inside a call that the
+ * kernel restarts after a handler with SA_RESTART (signal(7)), and its
+ * stack pointer there. /proc/<tid>/syscall: the call's number, its six
+ * arguments, sp, pc ("running" or "-1 ..." when in no call). */
+static bool blocked_restartable(pid_t tid, uintptr_t *sp)
+{
+    char buf[256];
+    if (!task_file(tid, "syscall", buf, sizeof buf)) return false;
+    long nr;
+    unsigned long a[6], usp;
+    if (sscanf(buf, "%ld %lx %lx %lx %lx %lx %lx %lx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &usp) != 8)
+        return false;
+    bool ok = false;
+    switch (nr) {
+    case SYS_read:
+    case SYS_readv: {
+        /* not from a socket: one with a time-out set returns EINTR (a read
+         * cut short after some data returns it, as reads may) */
+        struct stat st;
+        ok = fstat((int)a[0], &st) == 0 && !S_ISSOCK(st.st_mode);
+        break;
+    }
+    case SYS_write: {
+        /* to a pipe, at most PIPE_BUF bytes: all or nothing. A longer one,
+         * or to anything else, may return cut short by the signal. */
+        struct stat st;
+        ok = a[2] <= PIPE_BUF && fstat((int)a[0], &st) == 0 && S_ISFIFO(st.st_mode);
+        break;
+    }
+#ifdef SYS_open
+    case SYS_open:
+#endif
+    case SYS_openat:
+    case SYS_wait4:
+    case SYS_waitid:
+    case SYS_flock:
+    case SYS_fcntl:
+        ok = true;
+        break;
+    case SYS_futex: {
+        /* without a time-out (its fourth argument): one with a time-out
+         * returns EINTR */
+        int op = (int)(a[1] & FUTEX_CMD_MASK);
+        ok = a[3] == 0 && (op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET || op == FUTEX_LOCK_PI);
+        break;
+    }
+    default:
+        break;
+    }
+    *sp = (uintptr_t)usp;
+    return ok;
+}
+
+/* Can the watchdog read which call a thread waits in? Not under an
+ * emulator (qemu-user shows the host's call numbers): this thread, in a
+ * read of its own file, must read as SYS_read. */
+static bool g_syscalls_known;
+static void syscalls_probe(void)
+{
+    char buf[256];
+    long nr;
+    g_syscalls_known = task_file(0, "syscall", buf, sizeof buf) && sscanf(buf, "%ld", &nr) == 1 && nr == SYS_read;
 }
 
 /* The handler's answer to the open request on w: true if a thread moved
@@ -336,12 +459,16 @@ static bool finish(struct watch *w)
 #define BUSY_RETRIES 64
 #define BUSY_GAP_NS 200000
 
-/* Move threads off stream k, one per request, while more wait there. */
-static void rescue_stream(int k, pid_t tid)
+/* Move threads off stream k, one per request, while more wait there
+ * (blocked_sp: the thread holding it is blocked in the kernel, at that
+ * stack pointer). Whether one moved. */
+static bool rescue_stream(int k, pid_t tid, uintptr_t blocked_sp)
 {
     struct watch *w = &g_watch[k];
     int busy = 0;
+    bool moved = false;
     uint32_t beat = atomic_load_explicit(&w->beat, memory_order_relaxed);
+    atomic_store_explicit(&w->blocked_sp, blocked_sp, memory_order_relaxed);
     for (int round = 0; round < OMP_MAX_STREAMS + BUSY_RETRIES; round++) {
         /* A stream made now is a thread of this one: with the program's
          * signal mask, not the watchdog's (which blocks everything). */
@@ -349,13 +476,13 @@ static void rescue_stream(int k, pid_t tid)
         pthread_sigmask(SIG_SETMASK, &g_mask, &all);
         int r = omp_stream_take_spare(k);
         pthread_sigmask(SIG_SETMASK, &all, NULL);
-        if (r < 0) return;
+        if (r < 0) return moved;
         weft_xstream xs;
         weft_pool p;
         int np;
         if (weft_xstream_get(r, &xs) != WEFT_OK || weft_xstream_get_pools(xs, 1, &p, &np) != WEFT_OK || np < 1) {
             omp_stream_release(r);
-            return;
+            return moved;
         }
         w->target = p;
         w->target_rank = r;
@@ -366,21 +493,23 @@ static void rescue_stream(int k, pid_t tid)
             atomic_store_explicit(&w->result, RES_NONE, memory_order_relaxed);
             atomic_store_explicit(&w->ack, req, memory_order_release);
             finish(w);
-            return;
+            return moved;
         }
         /* The answer comes within microseconds; if not (a loaded
          * machine, or the program replaced the handler), the watchdog
          * takes it when it comes (watchdog()). */
         for (int i = 0; i < 1000 && atomic_load_explicit(&w->ack, memory_order_acquire) != req; i++) sleep_ns(100000);
-        if (atomic_load_explicit(&w->ack, memory_order_acquire) != req) return;
-        bool was_busy = atomic_load_explicit(&w->result, memory_order_relaxed) == RES_BUSY;
+        if (atomic_load_explicit(&w->ack, memory_order_acquire) != req) return true; /* answered later */
+        int res = atomic_load_explicit(&w->result, memory_order_relaxed);
+        moved |= res == RES_MOVED || res == RES_SELF;
         if (finish(w)) continue;
         /* Asked again while the stream still runs the same thread */
-        if (!was_busy || ++busy > BUSY_RETRIES || atomic_load_explicit(&w->beat, memory_order_relaxed) != beat ||
+        if (res != RES_BUSY || ++busy > BUSY_RETRIES || atomic_load_explicit(&w->beat, memory_order_relaxed) != beat ||
             !thread_running(tid))
-            return;
+            return moved;
         sleep_ns(BUSY_GAP_NS);
     }
+    return moved;
 }
 
 static void *watchdog(void *arg)
@@ -406,11 +535,18 @@ static void *watchdog(void *arg)
             if (b != w->seen || !w->since) {
                 w->seen = b;
                 w->since = now;
+                w->backoff = 0;
                 continue;
             }
-            if (now - w->since < limit) continue;
+            /* bit 0: no OpenMP thread holds the stream (omp_beat_away) */
+            if ((b & 1) || now - w->since < (limit << w->backoff)) continue;
             w->since = now;
-            if (thread_running(tid)) rescue_stream(k, tid);
+            uintptr_t sp;
+            if (thread_running(tid)) {
+                rescue_stream(k, tid, 0);
+            } else if (g_syscalls_known && blocked_restartable(tid, &sp) && sp) {
+                if (!rescue_stream(k, tid, sp) && w->backoff < 5) w->backoff++;
+            }
         }
     }
     return NULL;
@@ -442,6 +578,7 @@ void omp_rescue_arm_slow(void)
     if (!RESCUE_SUPPORTED || omp_g.rescue_ms <= 0) goto out;
     omp_beat(); /* the caller's stream: its OS thread is known from now on */
     dl_iterate_phdr(collect_ranges, NULL);
+    syscalls_probe();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_signal;

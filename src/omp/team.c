@@ -385,6 +385,7 @@ static void worker_main(void *arg)
     if (thr->hot) team_dissolve(thr->hot);
     weft_key_set(g_key, NULL); /* the team frees the struct, not the key's destructor */
     omp_self_restore(NULL);
+    omp_beat_away();
 }
 
 /* Until every worker is done with the team's current region. */
@@ -403,6 +404,7 @@ static void team_dissolve(struct omp_team *t)
     atomic_fetch_add_explicit(&t->start_gen, 1, memory_order_release);
     omp_wake(&t->start_gen);
     struct omp_thread *me = omp_self_keep();
+    omp_beat_away();
     for (unsigned i = 1; i < t->nthreads; i++)
         if (weft_thread_free(&t->units[i - 1]) != WEFT_OK) omp_fatal("could not join a thread of a team");
     omp_self_restore(me);

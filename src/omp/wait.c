@@ -85,6 +85,7 @@ void omp_wait(_Atomic uint32_t *w, uint32_t val)
     pthread_once(&g_once, buckets_init);
     struct omp_thread *me = omp_self_keep();
     struct bucket *b = bucket_of(w);
+    omp_beat_away();
     weft_mutex_lock(b->m);
     atomic_fetch_add(&b->parked, 1); /* seq_cst: seen by a waker that changed *w before reading parked */
     while (atomic_load(w) == val) weft_cond_wait(b->c, b->m);
