@@ -979,6 +979,13 @@ run_included(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *)
     thr->task = parent;
 }
 
+/* run_now's task whose children's records outlive it: out of line. */
+static __attribute__((noinline)) void run_now_outlived(struct omp_task *parent, struct omp_task *t)
+{
+    if (parent->is_explicit || parent->undeferred) credit_take(&parent->refs, &parent->ref_credit);
+    task_unref(t, 1 + t->ref_credit); /* its body's reference, and what it counted ahead */
+}
+
 /* Run a task here and now with a record of its own (one of this thread's
  * pooled records; the arguments stay the caller's unless copied): its
  * deferred children may outlive it, holding references on its record,
@@ -1030,8 +1037,7 @@ run_now(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), voi
         rec_give(thr, t); /* taken from thr's records on this thread, which a ULT of weft-omp never leaves here */
         return;
     }
-    if (parent->is_explicit || parent->undeferred) credit_take(&parent->refs, &parent->ref_credit);
-    task_unref(t, 1 + t->ref_credit); /* its body's reference, and what it counted ahead */
+    run_now_outlived(parent, t);
 }
 
 /* A task placed with PLACE_TIMED, run at once or deferred, timed (see
@@ -1132,9 +1138,10 @@ static __attribute__((noinline)) void task_special(struct omp_thread *thr, void 
     task_run_or_queue(thr, parent, team, if_clause, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, 0);
 }
 
-OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
-                          long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
-                          void *detach)
+/* GOMP_task but for its commonest case (below). */
+static __attribute__((noinline)) void task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                                                   long arg_size, long arg_align, bool if_clause, unsigned flags,
+                                                   void **depend, int priority, void *detach)
 {
     struct omp_thread *thr = omp_self();
     if (arg_align < 1) arg_align = 1;
@@ -1156,6 +1163,25 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     }
     task_run_or_queue(thr, parent, team, if_clause, fn, data, cpyfn, arg_size, arg_align, flags & TASK_FINAL,
                       priority, NULL, 0);
+}
+
+/* The commonest case on its own, before the general case: a task run at
+ * once (if(0), or a team of one) with nothing special (no depend,
+ * detach, priority, copy constructor, cancellation, final parent; BOTS
+ * fib with an if clause makes nothing else). */
+OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+                          long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
+                          void *detach)
+{
+    struct omp_thread *thr = omp_self();
+    struct omp_task *parent = thr->task;
+    struct omp_team *team = thr->team;
+    if (omp_likely(!(flags & (TASK_DEPEND | TASK_DETACH | TASK_PRIORITY)) && !cpyfn && !omp_g.cancel &&
+                   !parent->final && (!if_clause || !team || now_alone(thr, team, 0)))) {
+        run_now(thr, parent, fn, data, NULL, arg_size, 1, flags & TASK_FINAL, 0, NULL, 0, false);
+        return;
+    }
+    task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
 }
 
 void omp_task_loop_one(struct omp_thread *thr, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -1213,6 +1239,9 @@ OMP_EXPORT void GOMP_taskwait(void)
     struct omp_thread *thr = omp_self();
     struct omp_task *task = thr->task;
     if (!thr->team) return;
+    /* No child deferred, none counted ahead, no dependences: nothing to wait for */
+    if (omp_likely(!task->child_credit && !task->dtab && atomic_load_explicit(&task->children, memory_order_acquire) <= 0))
+        return;
     credit_return(&task->children, &task->child_credit);
     wait_for(thr, &task->children, 0);
     omp_depend_table_clear(task); /* every child is complete */
