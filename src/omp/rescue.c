@@ -35,19 +35,23 @@
  * - one unit per signal; the watchdog asks again at once while more wait.
  *
  * A thread blocked in the kernel is sent the signal only inside a call
- * that the kernel restarts after a handler installed with SA_RESTART
- * (blocked_restartable: reads of anything but a socket, writes of at
- * most PIPE_BUF bytes to a pipe, a FIFO's open, futex waits without a
- * time-out, waitpid, file locks), so the program never sees EINTR or a
- * write cut short from it; the wait then goes on where the
- * thread runs after. Sleeps, poll/select/epoll and socket calls, which
- * would return EINTR, are left alone (a sleep ends by itself; the others
- * are slow with a thread ready behind them, as a sleep is). Such a thread
- * itself is moved (the initial thread being the only one behind it) only
- * when it stopped at the system call instruction, which the kernel's
- * restart makes it run again on its new OS thread. When nothing was
- * there to move, the stream is asked again at twice the interval, up to
- * 32 times it, until its beat moves (a program waiting on its input).
+ * that the kernel restarts after a handler installed with SA_RESTART and
+ * that returns nothing cut short (blocked_restartable: reads of a pipe or
+ * a terminal, writes of at most PIPE_BUF bytes to a pipe, futex waits
+ * without a time-out, waitpid, file locks), and only while it is still
+ * in the call the watchdog saw (number and stack pointer, looked at again
+ * before each signal): the program sees no EINTR from it. Sleeps,
+ * poll/select/epoll, socket calls and longer writes would: they are left
+ * alone (a sleep ends by itself). The threads ready behind it are moved.
+ * The blocked thread itself is moved (the initial thread being the only
+ * one behind it) only from a wait of a condition variable or semaphore
+ * (FUTEX_WAIT_BITSET) or waitpid, stopped at the system call instruction
+ * that the kernel's restart makes it run again on its new OS thread: a
+ * read or write may be a stdio call's, and a lock wait a stdio lock's,
+ * holding the FILE's lock, whose owner is the OS thread.
+ * When nothing was moved, the stream is looked at again after twice the
+ * interval, up to 32 times it, until its beat moves or its thread runs
+ * (a program waiting on its input).
  *
  * With WEFT_OMP_SHARE_STREAMS=auto, the first rescue also makes later teams
  * take a stream per thread (streams.c): a program that spins once will
@@ -100,7 +104,7 @@ struct watch {
     int target_rank;
     _Atomic int result, more;  /* the handler's answer */
     _Atomic int drop;          /* and a stream the moved thread held before (-1: none) */
-    _Atomic uintptr_t blocked_sp; /* the request is for a thread blocked in the kernel, its stack pointer there */
+    _Atomic uintptr_t self_sp; /* nonzero: blocked in a call it may be moved out of, at this stack pointer */
     bool open;                 /* the watchdog's: a request not finished yet */
     uint32_t seen;             /* beat at `since` */
     unsigned backoff;          /* blocked, nothing moved: the next look waits limit << backoff */
@@ -190,6 +194,27 @@ static void interrupted_at(void *ucv, uintptr_t *pc, uintptr_t *sp)
 #endif
 }
 
+/* The interrupted thread stopped at a system call instruction: a call
+ * the kernel restarts, which the thread may make again on another OS
+ * thread. (With the stack pointer the watchdog saw in the blocked call:
+ * the same call, not one the thread reached after it woke up.) pc is in
+ * a mapped code segment: the interrupted thread was executing it. */
+static bool at_syscall(uintptr_t pc)
+{
+#if defined(__x86_64__)
+    uint16_t insn;
+    memcpy(&insn, (const void *)pc, sizeof insn);
+    return insn == 0x050f; /* syscall */
+#elif defined(__aarch64__)
+    uint32_t insn;
+    memcpy(&insn, (const void *)pc, sizeof insn);
+    return insn == 0xd4000001u; /* svc #0 */
+#else
+    (void)pc;
+    return false;
+#endif
+}
+
 /* Move the oldest ready unit of the calling stream that is not the
  * initial thread to `target` (rank r). */
 static int move_one(weft_xstream xs, weft_pool target, int r, bool *main_waits, int *more, int *drop)
@@ -227,26 +252,6 @@ static int move_one(weft_xstream xs, weft_pool target, int r, bool *main_waits, 
         if (weft_pool_push(p, u[i]) != WEFT_OK) omp_fatal("rescue: could not put a thread back");
     }
     return res;
-}
-
-/* The interrupted thread stopped at a system call instruction: a call
- * the kernel restarts, which the thread may make again on another OS
- * thread. (With the stack pointer the watchdog saw in the blocked call:
- * the same call, not one the thread reached after it woke up.) */
-static bool at_syscall(uintptr_t pc)
-{
-#if defined(__x86_64__)
-    uint16_t insn;
-    memcpy(&insn, (const void *)pc, sizeof insn);
-    return insn == 0x050f; /* syscall */
-#elif defined(__aarch64__)
-    uint32_t insn;
-    memcpy(&insn, (const void *)pc, sizeof insn);
-    return insn == 0xd4000001u; /* svc #0 */
-#else
-    (void)pc;
-    return false;
-#endif
 }
 
 /* errno is per OS thread: after a migration, the new thread's (a call,
@@ -292,8 +297,8 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
     }
     weft_thread self;
     void *arg;
-    uintptr_t bsp = atomic_load_explicit(&w->blocked_sp, memory_order_relaxed);
-    bool movable = in_ranges(g_user, g_nuser, pc) || (bsp && bsp == sp && at_syscall(pc));
+    uintptr_t ssp = atomic_load_explicit(&w->self_sp, memory_order_relaxed);
+    bool movable = in_ranges(g_user, g_nuser, pc) || (ssp && ssp == sp && at_syscall(pc));
     if (res == RES_NONE && main_waits && movable && weft_self(&self) == WEFT_OK &&
         self != g_main_unit && weft_thread_get_arg(self, &arg) == WEFT_OK && arg) {
         /* Only the initial thread waits here: move the spinner instead.
@@ -314,7 +319,8 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
             if (sigaltstack(NULL, &ss) == 0) uc->uc_stack = ss;
             pthread_sigmask(SIG_SETMASK, NULL, &uc->uc_sigmask);
             omp_self_restore(me);
-            WEFT_TLS(omp_t_beat) = NULL; /* this OS thread's beat, on next use */
+            WEFT_TLS(omp_t_beat) = NULL;
+            omp_beat(); /* this OS thread's stream's beat: held by a thread now */
             res = RES_SELF;
             if (old_holds) drop = old_stream;
         } else {
@@ -373,7 +379,7 @@ static bool thread_running(pid_t tid)
  * kernel restarts after a handler with SA_RESTART (signal(7)), and its
  * stack pointer there. /proc/<tid>/syscall: the call's number, its six
  * arguments, sp, pc ("running" or "-1 ..." when in no call). */
-static bool blocked_restartable(pid_t tid, uintptr_t *sp)
+static bool blocked_restartable(pid_t tid, long *call, uintptr_t *sp, bool *self_ok)
 {
     char buf[256];
     if (!task_file(tid, "syscall", buf, sizeof buf)) return false;
@@ -382,13 +388,14 @@ static bool blocked_restartable(pid_t tid, uintptr_t *sp)
     if (sscanf(buf, "%ld %lx %lx %lx %lx %lx %lx %lx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &usp) != 8)
         return false;
     bool ok = false;
+    *self_ok = false;
     switch (nr) {
     case SYS_read:
     case SYS_readv: {
-        /* not from a socket: one with a time-out set returns EINTR (a read
-         * cut short after some data returns it, as reads may) */
+        /* from a pipe or a terminal (a socket with a time-out, or a file
+         * of a FUSE file system, may return EINTR) */
         struct stat st;
-        ok = fstat((int)a[0], &st) == 0 && !S_ISSOCK(st.st_mode);
+        ok = fstat((int)a[0], &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
         break;
     }
     case SYS_write: {
@@ -398,26 +405,29 @@ static bool blocked_restartable(pid_t tid, uintptr_t *sp)
         ok = a[2] <= PIPE_BUF && fstat((int)a[0], &st) == 0 && S_ISFIFO(st.st_mode);
         break;
     }
-#ifdef SYS_open
-    case SYS_open:
-#endif
-    case SYS_openat:
     case SYS_wait4:
     case SYS_waitid:
+        ok = *self_ok = true;
+        break;
     case SYS_flock:
     case SYS_fcntl:
         ok = true;
         break;
     case SYS_futex: {
         /* without a time-out (its fourth argument): one with a time-out
-         * returns EINTR */
+         * returns EINTR. WAIT_BITSET is glibc's wait of a condition
+         * variable or a semaphore, which holds nothing of its OS thread:
+         * the thread itself may move (its lock waits, FUTEX_WAIT, may be
+         * a stdio lock's, whose owner is the OS thread). */
         int op = (int)(a[1] & FUTEX_CMD_MASK);
         ok = a[3] == 0 && (op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET || op == FUTEX_LOCK_PI);
+        *self_ok = ok && op == FUTEX_WAIT_BITSET;
         break;
     }
     default:
         break;
     }
+    *call = nr;
     *sp = (uintptr_t)usp;
     return ok;
 }
@@ -459,17 +469,32 @@ static bool finish(struct watch *w)
 #define BUSY_RETRIES 64
 #define BUSY_GAP_NS 200000
 
+/* Is the handler still ours? A program may have put its own in since. */
+static bool handler_ours(void)
+{
+    struct sigaction cur;
+    return sigaction(RESCUE_SIG, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal;
+}
+
 /* Move threads off stream k, one per request, while more wait there
- * (blocked_sp: the thread holding it is blocked in the kernel, at that
- * stack pointer). Whether one moved. */
-static bool rescue_stream(int k, pid_t tid, uintptr_t blocked_sp)
+ * (blocked_sp: the thread holding it is blocked in the kernel in call
+ * number blocked_call, at that stack pointer). Whether one moved. */
+static bool rescue_stream(int k, pid_t tid, long blocked_call, uintptr_t blocked_sp, bool self_ok)
 {
     struct watch *w = &g_watch[k];
     int busy = 0;
     bool moved = false;
     uint32_t beat = atomic_load_explicit(&w->beat, memory_order_relaxed);
-    atomic_store_explicit(&w->blocked_sp, blocked_sp, memory_order_relaxed);
+    atomic_store_explicit(&w->self_sp, self_ok ? blocked_sp : 0, memory_order_relaxed);
     for (int round = 0; round < OMP_MAX_STREAMS + BUSY_RETRIES; round++) {
+        if (!handler_ours()) return moved;
+        /* Blocked: still in the same call (a thread moved before may have
+         * let it go on, into a call a signal would cut short). */
+        long call;
+        uintptr_t sp;
+        bool again;
+        if (blocked_sp && (!blocked_restartable(tid, &call, &sp, &again) || call != blocked_call || sp != blocked_sp))
+            return moved;
         /* A stream made now is a thread of this one: with the program's
          * signal mask, not the watchdog's (which blocks everything). */
         sigset_t all;
@@ -539,13 +564,18 @@ static void *watchdog(void *arg)
                 continue;
             }
             /* bit 0: no OpenMP thread holds the stream (omp_beat_away) */
-            if ((b & 1) || now - w->since < (limit << w->backoff)) continue;
+            if ((b & 1) || now - w->since < limit) continue;
+            bool running = thread_running(tid);
+            if (!running && now - w->since < (limit << w->backoff)) continue;
             w->since = now;
             uintptr_t sp;
-            if (thread_running(tid)) {
-                rescue_stream(k, tid, 0);
-            } else if (g_syscalls_known && blocked_restartable(tid, &sp) && sp) {
-                if (!rescue_stream(k, tid, sp) && w->backoff < 5) w->backoff++;
+            long call;
+            bool self_ok;
+            if (running) {
+                w->backoff = 0;
+                rescue_stream(k, tid, 0, 0, false);
+            } else if (g_syscalls_known && blocked_restartable(tid, &call, &sp, &self_ok) && sp) {
+                if (!rescue_stream(k, tid, call, sp, self_ok) && w->backoff < 5) w->backoff++;
             }
         }
     }

@@ -103,8 +103,9 @@ void omp_wake(_Atomic uint32_t *w)
     struct omp_thread *me = omp_self_keep();
     weft_mutex_lock(b->m);
     weft_cond_broadcast(b->c);
-    weft_mutex_unlock(b->m);
+    weft_mutex_unlock(b->m); /* each may switch to another ULT of the stream */
     omp_self_restore(me);
+    omp_beat();
 }
 
 /* ---------- the word lock ----------
