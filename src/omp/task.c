@@ -565,7 +565,7 @@ static void task_complete(struct omp_thread *thr, struct omp_task *t)
  * again for a while. A deferral's sample counts at most twice the mean
  * (a preemption or a counter read on two CPUs must not make long bodies
  * look cheap) and leaves out the wake-up of sleeping threads (see
- * place_timed), and deferrals with a copy constructor are not timed (the
+ * task_later), and deferrals with a copy constructor are not timed (the
  * copy is in neither mean). A function whose body made a task is a maker,
  * never cheap and never timed: a recursion's leaves are cheap, its roots
  * are not; a maker's slot is taken back only by another maker. About one
@@ -1040,27 +1040,29 @@ run_now(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), voi
     run_now_outlived(parent, t);
 }
 
-/* A task placed with PLACE_TIMED, run at once or deferred, timed (see
- * "what a task costs"): out of line, so that the untimed paths keep their
- * registers. */
-static __attribute__((noinline)) void place_timed(struct omp_thread *thr, struct omp_task *parent,
-                                                  void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
-                                                  long arg_size, long arg_align, bool final, int priority,
-                                                  const void *bounds, size_t bsize, bool now)
+/* A task that place() did not run at once untimed: timed (run at once or
+ * deferred, see "what a task costs"), or queued. Out of line, so that
+ * the path of a task run at once keeps its registers. */
+static __attribute__((noinline)) void task_later(struct omp_thread *thr, struct omp_task *parent,
+                                                 struct omp_team *team, void (*fn)(void *), void *data,
+                                                 void (*cpyfn)(void *, void *), long arg_size, long arg_align,
+                                                 bool final, int priority, const void *bounds, size_t bsize,
+                                                 unsigned where)
 {
-    if (now) {
+    if (where & PLACE_NOW) { /* timed */
         run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize, true);
         return;
     }
-    /* The wake-up of sleeping threads is left out: paid once when they
-     * sleep, which is when a maker that runs its tasks at once and defers
-     * one in COST_EXPLORE would always see it. */
-    uint64_t t0 = omp_cycles();
+    /* A timed deferral leaves out the wake-up of sleeping threads: paid
+     * once when they sleep, which is when a maker that runs its tasks at
+     * once and defers one in COST_EXPLORE would always see it. */
+    bool timed = where & PLACE_TIMED;
+    uint64_t t0 = timed ? omp_cycles() : 0;
     struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, false);
     if (bsize) memcpy(t->data, bounds, bsize);
-    bool wake = enqueue_push(thr, thr->team, t);
-    if (!cpyfn) cost_defer(thr, fn, omp_cycles() - t0);
-    if (wake) omp_team_event(thr->team);
+    bool wake = enqueue_push(thr, team, t);
+    if (timed && !cpyfn) cost_defer(thr, fn, omp_cycles() - t0);
+    if (wake) omp_team_event(team);
 }
 
 /* A task without depend or detach, not included: run at once, or
@@ -1071,23 +1073,12 @@ task_run_or_queue(struct omp_thread *thr, struct omp_task *parent, struct omp_te
                   void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
                   bool final, int priority, const void *bounds, size_t bsize)
 {
-    if (!if_clause || !team || now_alone(thr, team, priority)) {
+    unsigned where = !if_clause || !team || now_alone(thr, team, priority) ? PLACE_NOW : place(thr, team, priority, fn);
+    if (omp_likely(where == PLACE_NOW)) {
         run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize, false);
         return;
     }
-    unsigned where = place(thr, team, priority, fn);
-    if (where == PLACE_NOW) {
-        run_now(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize, false);
-        return;
-    }
-    if (where & PLACE_TIMED) {
-        place_timed(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize,
-                    where & PLACE_NOW);
-        return;
-    }
-    struct omp_task *t = task_make(thr, parent, fn, data, cpyfn, arg_size, arg_align, final, priority, NULL, false);
-    if (bsize) memcpy(t->data, bounds, bsize);
-    enqueue(thr, team, t);
+    task_later(thr, parent, team, fn, data, cpyfn, arg_size, arg_align, final, priority, bounds, bsize, where);
 }
 
 /* GOMP_task's rarer cases: cancellation on, depend, detach. */
@@ -1165,10 +1156,11 @@ static __attribute__((noinline)) void task_general(void (*fn)(void *), void *dat
                       priority, NULL, 0);
 }
 
-/* The commonest case on its own, before the general case: a task run at
- * once (if(0), or a team of one) with nothing special (no depend,
- * detach, priority, copy constructor, cancellation, final parent; BOTS
- * fib with an if clause makes nothing else). */
+/* The commonest cases on their own, before the general case: a task with
+ * nothing special (no depend, detach, priority, copy constructor,
+ * cancellation, final parent), run at once (if(0), a team of one, or one
+ * whose body costs less than its deferral) or queued. BOTS fib with an if
+ * clause and loops of small tasks make nothing else. */
 OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
                           long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
                           void *detach)
@@ -1177,8 +1169,9 @@ OMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
     struct omp_task *parent = thr->task;
     struct omp_team *team = thr->team;
     if (omp_likely(!(flags & (TASK_DEPEND | TASK_DETACH | TASK_PRIORITY)) && !cpyfn && !omp_g.cancel &&
-                   !parent->final && (!if_clause || !team || now_alone(thr, team, 0)))) {
-        run_now(thr, parent, fn, data, NULL, arg_size, 1, flags & TASK_FINAL, 0, NULL, 0, false);
+                   !parent->final)) {
+        task_run_or_queue(thr, parent, team, if_clause, fn, data, NULL, arg_size, arg_align < 1 ? 1 : arg_align,
+                          flags & TASK_FINAL, 0, NULL, 0);
         return;
     }
     task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
