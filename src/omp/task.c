@@ -562,7 +562,8 @@ static void task_complete(struct omp_thread *thr, struct omp_task *t)
  * program's tasks escapes the samples. The body's mean rises half way to
  * a longer sample at once and falls by an eighth towards a shorter one: a
  * long body, when it is one of the timed, makes its function deferred
- * again for a while. A deferral's sample counts at most twice the mean
+ * again for a while (from cheap, one long sample only just: see
+ * cost_body). A deferral's sample counts at most twice the mean
  * (a preemption or a counter read on two CPUs must not make long bodies
  * look cheap) and leaves out the wake-up of sleeping threads (see
  * task_later), and deferrals with a copy constructor are not timed (the
@@ -624,9 +625,19 @@ static void cost_body(struct omp_thread *thr, void (*fn)(void *), uint64_t cycle
     struct omp_task_cost *c = cost_sampled(thr, fn);
     if (!c) return;
     uint32_t s = cost_units(cycles), m = c->body;
-    if (c->samples == 0) m = s;
-    else if (s > m) m += (uint32_t)(((uint64_t)s - m + 1) / 2);
-    else m -= (m - s) / 8;
+    if (c->samples == 0) {
+        m = s;
+    } else if (s > m) {
+        /* From below the deferral's mean (cheap), one long sample takes
+         * the mean just over it, no further: it may be an interrupt or a
+         * preemption of this CPU, and the next short sample brings the
+         * mean back; a second long one finds it there and goes on. */
+        uint64_t up = ((uint64_t)s - m + 1) / 2;
+        if (m < c->defer && m + up > c->defer) up = c->defer - m + 1;
+        m += (uint32_t)up;
+    } else {
+        m -= (m - s) / 8;
+    }
     c->body = m;
     if (c->samples < UINT32_MAX) c->samples++;
 }
