@@ -292,7 +292,8 @@ struct omp_thread {
     bool holds;                     /* it holds that stream (own streams, or rescued) */
     bool idle;                      /* counted in its team's idle threads (task.c) */
     int locks_held;                 /* locks and critical regions it holds: its tasks are queued (task.c) */
-    _Atomic unsigned idle_region;   /* a worker: the last region of its team it is done with */
+    _Atomic unsigned idle_region;   /* a worker: the last region of its team it is done with,
+                                     * | IDLE_HELPING or IDLE_CLOSED (team.c) */
     struct omp_taskq tq __attribute__((aligned(OMP_CACHE_LINE))); /* its deferred tasks */
     /* task records of one size (task.c): freed by itself, and by others */
     struct omp_task *rec_free;
@@ -400,7 +401,8 @@ struct omp_team {
     void *data;
     weft_thread *units;             /* threads 1..n-1 */
     _Atomic uint32_t start_gen;     /* bumped to start the next region on the (hot) workers */
-    unsigned region;                /* its regions so far (thread 0's; workers read it during one) */
+    unsigned region;                /* its regions so far, times REGION_STEP (thread 0's; workers
+                                     * read it during one) */
     int dissolve;                   /* with the next start_gen: the workers leave */
     int bind;                       /* the proc_bind policy its threads were placed by */
     uintptr_t *task_reductions;     /* parallel reduction(task, ...): gcc's descriptor (taskred.c) */

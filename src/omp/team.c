@@ -24,6 +24,15 @@ struct omp_global omp_g;
 
 static weft_key g_key;   /* the calling thread's struct omp_thread */
 
+/* A team's region numbers go up by REGION_STEP; a worker's idle_region
+ * is the last one it is done with, and in its low bits, while thread 0 has
+ * not set the team up again: IDLE_HELPING, it runs that region's late
+ * tasks (wait_next); IDLE_CLOSED, thread 0 took its fields back
+ * (wait_idle). */
+#define REGION_STEP 4u
+#define IDLE_HELPING 1u
+#define IDLE_CLOSED 2u
+
 /* ---------- start-up ---------- */
 
 void omp_fatal(const char *what) { omp_die("%s", what); }
@@ -320,7 +329,9 @@ static void team_prepare(struct omp_team *t, struct omp_thread *enc, void (*fn)(
  * worker only helps with the tasks, and returns (to wait for the next
  * region) as soon as none is pending: waiting for the last thread too
  * would cost thread 0 another round of its stream's ULTs before the next
- * region could start. Tasks made later are thread 0's and the others'. */
+ * region could start. Tasks made later by the threads still in the region
+ * call it back (worker_main): it waits for the next region on the team's
+ * event word, which the first task queued bumps. */
 static void region_finish_wait(struct omp_thread *thr);
 
 static void region_finish(struct omp_thread *thr)
@@ -359,10 +370,46 @@ static void region_finish_wait(struct omp_thread *thr)
 
 static void team_dissolve(struct omp_team *t);
 
+/* A worker done with its team's region (start_gen still `gen`, the
+ * region's number `region`) until the next one starts. It left the
+ * region's end early, when no task was pending; the threads still in it
+ * may make tasks after that (a `single` or `master` producer, the usual
+ * pattern), and every thread of the team at the region's end runs them as
+ * at a barrier: a task queued bumps the event word this waits on
+ * (enqueue), and so does a region's start. It runs them only while its
+ * idle_region word says IDLE_HELPING, set from the plain region number,
+ * which thread 0 turns into IDLE_CLOSED before it sets the team up again
+ * (wait_idle): team_prepare rewrites this thread's fields, which running a
+ * task reads. */
+static void wait_next(struct omp_thread *thr, struct omp_team *t, uint32_t gen, unsigned region)
+{
+    for (;;) {
+        if (atomic_load_explicit(&t->start_gen, memory_order_acquire) != gen) break;
+        bool tasks = atomic_load_explicit(&t->pending, memory_order_acquire) > 0;
+        if (tasks) {
+            unsigned open = region;
+            if (atomic_compare_exchange_strong_explicit(&thr->idle_region, &open, region | IDLE_HELPING,
+                                                        memory_order_acquire, memory_order_relaxed)) {
+                bool ran = omp_task_run_one(thr, true);
+                if (!ran) omp_task_idle(thr, true); /* makers queue tasks for it */
+                atomic_store_explicit(&thr->idle_region, region, memory_order_release);
+                if (ran) continue;
+            } else {
+                tasks = false; /* closed: the next region's start is coming */
+            }
+        }
+        uint32_t ev = atomic_load_explicit(&t->event, memory_order_acquire);
+        if (atomic_load_explicit(&t->start_gen, memory_order_acquire) != gen) break;
+        if (tasks && omp_tasks_queued(t)) continue;
+        omp_wait(&t->event, ev);
+    }
+    omp_task_idle(thr, false);
+}
+
 /* A worker of a team: runs the team's regions one after the other. Between
  * two, it waits (spinning a little, then parked) for the next start; the
  * team is hot: the next region of the same size from the same thread
- * reuses it, and starting costs one store and a wake. */
+ * reuses it, and starting bumps two words (start_gen, event) and wakes. */
 static void worker_main(void *arg)
 {
     struct omp_thread *thr = arg;
@@ -377,8 +424,9 @@ static void worker_main(void *arg)
         /* Done with it, waiting for the next: a store to a line of its
          * own, not an add on a shared one (one locked instruction less per
          * thread and region). */
-        atomic_store_explicit(&thr->idle_region, t->region, memory_order_release);
-        while (atomic_load_explicit(&t->start_gen, memory_order_acquire) == gen) omp_wait(&t->start_gen, gen);
+        unsigned region = t->region;
+        atomic_store_explicit(&thr->idle_region, region, memory_order_release);
+        wait_next(thr, t, gen, region);
         gen = atomic_load_explicit(&t->start_gen, memory_order_acquire);
         if (t->dissolve) break;
     }
@@ -388,12 +436,24 @@ static void worker_main(void *arg)
     omp_beat_away();
 }
 
-/* Until every worker is done with the team's current region. */
+/* Until every worker is done with the team's current region, and no
+ * longer runs its late tasks (wait_next): closed, each worker's fields
+ * are thread 0's to set up again. */
 static void wait_idle(struct omp_team *t)
 {
-    for (unsigned k = 1; k < t->nthreads; k++)
-        for (long i = 1; atomic_load_explicit(&t->threads[k]->idle_region, memory_order_acquire) != t->region; i++)
+    for (unsigned k = 1; k < t->nthreads; k++) {
+        _Atomic unsigned *w = &t->threads[k]->idle_region;
+        for (long i = 1;; i++) {
+            unsigned open = t->region;
+            /* Read first: a failed compare-and-swap would take the line
+             * the worker is about to write. */
+            if (atomic_load_explicit(w, memory_order_relaxed) == open &&
+                atomic_compare_exchange_weak_explicit(w, &open, open | IDLE_CLOSED, memory_order_acq_rel,
+                                                      memory_order_relaxed))
+                break;
             omp_relax_n(i);
+        }
+    }
 }
 
 /* End the team: its workers leave, and the hot teams below it go too. */
@@ -402,7 +462,7 @@ static void team_dissolve(struct omp_team *t)
     wait_idle(t);
     t->dissolve = 1;
     atomic_fetch_add_explicit(&t->start_gen, 1, memory_order_release);
-    omp_wake(&t->start_gen);
+    omp_team_event(t); /* the workers wait on the event word (wait_next) */
     struct omp_thread *me = omp_self_keep();
     omp_beat_away();
     for (unsigned i = 1; i < t->nthreads; i++)
@@ -437,13 +497,13 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, const s
     bool reuse = t && t->nthreads == n && (!omp_streams_bound() || t->bind == bind);
     if (reuse) {
         wait_idle(t);
-        t->region++;
+        t->region += REGION_STEP;
     } else {
         if (t) team_dissolve(t);
         t = team_alloc(n);
         for (unsigned i = 0; i < n; i++) t->threads[i] = thread_new();
         if (n > 1 && !(t->units = malloc((n - 1) * sizeof *t->units))) omp_fatal("out of memory starting a team");
-        t->region = 1; /* its workers' idle_region start at 0: not done with it */
+        t->region = REGION_STEP; /* its workers' idle_region start at 0: not done with it */
         enc->hot = t;
     }
     t->bind = bind;
@@ -463,7 +523,7 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, const s
     if (reuse) {
         if (n > 1) { /* a team of one has no worker to start */
             atomic_fetch_add_explicit(&t->start_gen, 1, memory_order_release);
-            omp_wake(&t->start_gen);
+            omp_team_event(t); /* the workers wait on the event word (wait_next) */
         }
     } else if (n > 1) {
         struct omp_thread *me = omp_self_keep();
