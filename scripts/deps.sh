@@ -8,7 +8,9 @@ common=(cmake ninja-build gcc g++ gfortran make pkg-config libhwloc-dev hwloc va
 # had leaves the others (bench/run.py reports it absent).
 peers=(libboost-context-dev libomp-dev clang libtbb-dev golang-go liblapacke-dev libblas-dev rapidjson-dev)
 case "${1:-}" in
-  test)  want=("${common[@]}" gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user); peers=() ;;
+  # libhwloc-plugins: most machines have it (libhwloc recommends it);
+  # test_hwloc_plugins checks that weft keeps it out of its programs.
+  test)  want=("${common[@]}" libhwloc-plugins gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user); peers=() ;;
   bench) want=("${common[@]}" python3 python3-matplotlib) ;;
   *) echo "usage: $0 test|bench" >&2; exit 2 ;;
 esac

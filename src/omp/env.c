@@ -24,6 +24,8 @@
 
 #ifdef WEFT_HAVE_HWLOC
 #include <hwloc.h>
+
+#include "../core/topo_hwloc.h"
 #endif
 
 int *omp_init_cpus;
@@ -483,14 +485,7 @@ static int abstract_places(int kind, unsigned long count, struct plist *out)
     }
 #ifdef WEFT_HAVE_HWLOC
     hwloc_topology_t t;
-    if (hwloc_topology_init(&t) != 0) return -1;
-    /* Not the x86 component: it moves the calling thread over every CPU
-     * (see weft's topo.c); sysfs gives the same objects. */
-    hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
-    if (hwloc_topology_load(t) != 0) {
-        hwloc_topology_destroy(t);
-        return -1;
-    }
+    if (topo_hwloc_load(&t, false) != WEFT_OK) return -1;
     hwloc_obj_type_t type = HWLOC_OBJ_PU;
     int nobj = 0;
     if (kind == ABS_CORES) type = HWLOC_OBJ_CORE;

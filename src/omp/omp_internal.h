@@ -98,6 +98,8 @@ OMP_HIDDEN void omp_env_init(void);
 
 /* After weft starts: binding to places, and whether OpenMP threads share
  * streams (WEFT_OMP_SHARE_STREAMS). */
+/* Before anything loads modules of its own (omp_runtime_init). */
+OMP_HIDDEN void omp_streams_probe(void);
 OMP_HIDDEN void omp_streams_init(const weft_config *cfg);
 /* Are the streams bound to the CPUs of the places? */
 OMP_HIDDEN bool omp_streams_bound(void);

@@ -92,12 +92,23 @@ static int tls_probe(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /* Does a module of the program keep thread-local variables of its own?
- * (The executable's name is "".) */
-static bool program_has_tls(void)
+ * (The executable's name is "".) Asked first thing at start, before weft
+ * and OMP_PLACES load the machine's topology: the modules hwloc loads then
+ * (its plugins, e.g. the OpenCL loader, which has thread-local variables)
+ * are not the program's. */
+static int g_program_tls = -1;
+
+void omp_streams_probe(void)
 {
     bool found = false;
     dl_iterate_phdr(tls_probe, &found);
-    return found;
+    g_program_tls = found;
+}
+
+static bool program_has_tls(void)
+{
+    if (g_program_tls < 0) omp_streams_probe();
+    return g_program_tls > 0;
 }
 
 /* ---------- binding ---------- */

@@ -44,6 +44,7 @@ static void free_thread(void *p);
  * ULT of the primary stream. */
 void omp_runtime_init(void)
 {
+    omp_streams_probe();
     omp_env_init();
     weft_config cfg;
     if (weft_config_init(&cfg) != WEFT_OK) omp_fatal("malformed WEFT_* environment variable");

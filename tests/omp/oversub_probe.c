@@ -1,5 +1,6 @@
 /* oversub_probe: how many OS threads does a deep nest of teams cost?
  * RUN-ENV: OMP_NUM_THREADS=4
+ * RUN-ENV: OMP_NUM_THREADS=4 WEFT_HWLOC_PLUGINS=1
  *
  * THIS IS A PROBE, NOT A CONFORMANCE CHECK.  Nested parallel regions
  * three levels deep with 4 threads per level (64 OpenMP threads at the
@@ -18,6 +19,11 @@
  * stream count; "procs+N" allows N more, e.g. weft-omp's watchdog
  * thread, which nested teams start, or ThreadSanitizer's own thread).
  * Unset, it only prints the count.
+ * The second run lets hwloc load its plugins on weft-omp (where
+ * libhwloc-plugins is installed): one of the libraries they bring (the
+ * OpenCL loader) has thread-local variables, which must not make weft-omp
+ * give every OpenMP thread an OS thread of its own as it does for a
+ * program with thread-local variables (src/omp/streams.c).
  */
 #include "omp_check.h"
 
