@@ -198,11 +198,39 @@ static inline uint64_t omp_cycles(void)
 #endif
 }
 
-/* A lock in one 32-bit word (0 free, 1 held, 2 held with waiters), for
- * critical, atomic and the omp_lock_t of omp.h (which has 4 bytes). */
-OMP_HIDDEN void omp_word_lock(_Atomic uint32_t *w);
-OMP_HIDDEN bool omp_word_trylock(_Atomic uint32_t *w);
-OMP_HIDDEN void omp_word_unlock(_Atomic uint32_t *w);
+/* A lock in one 32-bit word, for critical, atomic and the omp_lock_t of
+ * omp.h (which has 4 bytes): 0 free; held: the holder's tag (wait.c), bit
+ * 0 set when someone may wait. The uncontended take and give are inline
+ * here (one compare-and-swap, one exchange); waiting and waking are in
+ * wait.c. */
+extern __thread uint32_t omp_t_tag OMP_HIDDEN __attribute__((tls_model("initial-exec")));
+WEFT_TLS_ACCESSOR(omp_t_tag);
+OMP_HIDDEN __attribute__((noinline)) uint32_t omp_word_tag_slow(void);
+OMP_HIDDEN __attribute__((noinline)) void omp_word_lock_slow(_Atomic uint32_t *w, uint32_t me);
+/* The calling OS thread's tag: its stream's rank + 1, or a plain thread's
+ * number, shifted left once. */
+static inline uint32_t omp_word_tag(void)
+{
+    uint32_t t = WEFT_TLS(omp_t_tag);
+    return omp_likely(t != 0) ? t : omp_word_tag_slow();
+}
+static inline void omp_word_lock(_Atomic uint32_t *w)
+{
+    uint32_t me = omp_word_tag(), z = 0;
+    if (omp_unlikely(
+            !atomic_compare_exchange_strong_explicit(w, &z, me, memory_order_acquire, memory_order_relaxed)))
+        omp_word_lock_slow(w, me);
+}
+static inline bool omp_word_trylock(_Atomic uint32_t *w)
+{
+    uint32_t z = 0;
+    return atomic_compare_exchange_strong_explicit(w, &z, omp_word_tag(), memory_order_acquire,
+                                                   memory_order_relaxed);
+}
+static inline void omp_word_unlock(_Atomic uint32_t *w)
+{
+    if (omp_unlikely(atomic_exchange_explicit(w, 0, memory_order_release) & 1)) omp_wake(w);
+}
 
 /* ---------- threads, tasks, teams ---------- */
 

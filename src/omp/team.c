@@ -693,8 +693,9 @@ OMP_EXPORT bool GOMP_barrier_cancel(void) { return omp_team_barrier(omp_self(), 
 
 OMP_EXPORT int omp_get_thread_num(void)
 {
-    struct omp_thread *thr = omp_self();
-    return thr->team ? (int)thr->num : 0;
+    /* num is 0 while a thread has no team (thread_new clears it, and only
+     * team_prepare sets team and num, both together). */
+    return (int)omp_self()->num;
 }
 
 OMP_EXPORT int omp_get_num_threads(void)

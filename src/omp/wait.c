@@ -118,10 +118,9 @@ void omp_wake(_Atomic uint32_t *w)
  * once, since the holder cannot run while it spins. Then both wait as
  * omp_wait does. */
 
-/* This OS thread's tag (a stream's rank + 1, or a plain thread's).
- * initial-exec: with the default model every lock called __tls_get_addr. */
+/* This OS thread's tag (omp_word_tag). initial-exec: with the default
+ * model every lock called __tls_get_addr. */
 __thread uint32_t omp_t_tag OMP_HIDDEN __attribute__((tls_model("initial-exec")));
-WEFT_TLS_ACCESSOR(omp_t_tag);
 static _Atomic uint32_t g_plain_tags = 1u << 20;
 
 static inline void cpu_pause(void)
@@ -133,7 +132,7 @@ static inline void cpu_pause(void)
 #endif
 }
 
-static __attribute__((noinline)) uint32_t tag_slow(void)
+uint32_t omp_word_tag_slow(void)
 {
     weft_xstream xs;
     int rank;
@@ -142,12 +141,6 @@ static __attribute__((noinline)) uint32_t tag_slow(void)
     else tag = (atomic_fetch_add_explicit(&g_plain_tags, 1, memory_order_relaxed) & 0x7fffffffu) | (1u << 20);
     WEFT_TLS(omp_t_tag) = tag << 1;
     return tag << 1;
-}
-
-static inline uint32_t my_tag(void)
-{
-    uint32_t t = WEFT_TLS(omp_t_tag);
-    return omp_likely(t != 0) ? t : tag_slow();
 }
 
 /* A waiter whose lock is held on another stream looks at the word with
@@ -163,13 +156,7 @@ static inline uint32_t my_tag(void)
  * waiter spins, then sleeps in the kernel. */
 #define LOCK_SPIN_PAUSES 2048
 
-bool omp_word_trylock(_Atomic uint32_t *w)
-{
-    uint32_t z = 0;
-    return atomic_compare_exchange_strong_explicit(w, &z, my_tag(), memory_order_acquire, memory_order_relaxed);
-}
-
-static __attribute__((noinline)) void word_lock_slow(_Atomic uint32_t *w, uint32_t me)
+void omp_word_lock_slow(_Atomic uint32_t *w, uint32_t me)
 {
     long paused = 0, gap = 2;
     for (;;) {
@@ -191,17 +178,4 @@ static __attribute__((noinline)) void word_lock_slow(_Atomic uint32_t *w, uint32
             continue;
         omp_wait(w, v | 1);
     }
-}
-
-void omp_word_lock(_Atomic uint32_t *w)
-{
-    uint32_t me = my_tag(), z = 0;
-    if (omp_likely(atomic_compare_exchange_strong_explicit(w, &z, me, memory_order_acquire, memory_order_relaxed)))
-        return;
-    word_lock_slow(w, me);
-}
-
-void omp_word_unlock(_Atomic uint32_t *w)
-{
-    if (atomic_exchange_explicit(w, 0, memory_order_release) & 1) omp_wake(w);
 }
