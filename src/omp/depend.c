@@ -129,7 +129,10 @@ static void tvec_release(struct tvec *v)
 
 static void mutex_unref(struct omp_depmutex *m)
 {
-    if (m && atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) == 1) free(m);
+    if (!m) return;
+    long was = atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel);
+    OMP_ASSERT(was >= 1);
+    if (was == 1) free(m);
 }
 
 /* ---------- the table ---------- */
@@ -355,7 +358,9 @@ void omp_depend_add(struct omp_task *owner, struct omp_task *t, void **depend, b
 
 bool omp_depend_made(struct omp_task *t)
 {
-    return atomic_fetch_sub_explicit(&t->deps->npred, 1, memory_order_acq_rel) == 1;
+    long was = atomic_fetch_sub_explicit(&t->deps->npred, 1, memory_order_acq_rel);
+    OMP_ASSERT(was >= 1); /* the maker's own count, taken at the start */
+    return was == 1;
 }
 
 _Atomic long *omp_depend_count(struct omp_task *t)
@@ -459,7 +464,9 @@ void omp_depend_complete(struct omp_thread *thr, struct omp_task *t)
         struct omp_deps *sd = s->deps;
         bool undeferred = sd->undeferred;
         struct omp_team *team = s->team;
-        if (atomic_fetch_sub_explicit(&sd->npred, 1, memory_order_acq_rel) == 1) {
+        long was = atomic_fetch_sub_explicit(&sd->npred, 1, memory_order_acq_rel);
+        OMP_ASSERT(was >= 1); /* one per predecessor edge, released once */
+        if (was == 1) {
             if (undeferred) {
                 omp_team_event(team); /* its maker waits for the count (omp_depend_count) */
             } else {

@@ -32,6 +32,18 @@
 #define omp_likely(x) __builtin_expect(!!(x), 1)
 #define omp_unlikely(x) __builtin_expect(!!(x), 0)
 
+/* Debug invariants of the OpenMP layer's state transitions (counts that
+ * never go below zero, the handshakes of a region's end, a lock given back
+ * by its holder): built in with -DWEFT_ASSERTS=ON (the ASan and TSan
+ * suites), where a broken one aborts with its place (weft's
+ * weft_assert_fail, linked into this library); free otherwise. */
+#ifdef WEFT_ASSERTS
+OMP_HIDDEN __attribute__((noreturn, cold)) void weft_assert_fail(const char *what, const char *file, int line);
+#define OMP_ASSERT(c) (__builtin_expect(!!(c), 1) ? (void)0 : weft_assert_fail(#c, __FILE__, __LINE__))
+#else
+#define OMP_ASSERT(c) ((void)sizeof(c))
+#endif
+
 /* ---------- internal control variables ---------- */
 
 /* Schedule kinds, as omp_sched_t (omp.h) and as the `sched` argument of
@@ -229,7 +241,9 @@ static inline bool omp_word_trylock(_Atomic uint32_t *w)
 }
 static inline void omp_word_unlock(_Atomic uint32_t *w)
 {
-    if (omp_unlikely(atomic_exchange_explicit(w, 0, memory_order_release) & 1)) omp_wake(w);
+    uint32_t was = atomic_exchange_explicit(w, 0, memory_order_release);
+    OMP_ASSERT(was != 0); /* given back by its holder (lock.c leaves a free omp_lock_t alone) */
+    if (omp_unlikely(was & 1)) omp_wake(w);
 }
 
 /* ---------- threads, tasks, teams ---------- */
@@ -372,7 +386,12 @@ static inline void omp_self_restore(struct omp_thread *t) { WEFT_TLS(omp_tls_sel
 /* A lock or critical region taken / given back by the calling thread
  * (lock.c, sync.c): while it holds one, the tasks it makes are queued,
  * not run at once, as libgomp below its cut-off (task.c, defer). */
-static inline void omp_held_take(void) { omp_self()->locks_held++; }
+static inline void omp_held_take(void)
+{
+    struct omp_thread *t = omp_self();
+    OMP_ASSERT(t->locks_held >= 0);
+    t->locks_held++;
+}
 static inline void omp_held_give(void)
 {
     struct omp_thread *t = omp_self();

@@ -245,7 +245,9 @@ static inline bool credit_return(_Atomic long *count, long *credit)
     long c = *credit;
     if (!c) return false;
     *credit = 0;
-    return atomic_fetch_sub_explicit(count, c, memory_order_acq_rel) == c;
+    long was = atomic_fetch_sub_explicit(count, c, memory_order_acq_rel);
+    OMP_ASSERT(was >= c); /* the credit was part of the count */
+    return was == c;
 }
 
 /* thr's unused part of its team's pending count goes back (waking the
@@ -278,6 +280,7 @@ static inline void task_unref(struct omp_task *t, long n)
         if (!is_explicit && !undeferred) return;
         struct omp_team *team = t->team;
         long left = atomic_fetch_sub_explicit(&t->refs, n, memory_order_acq_rel) - n;
+        OMP_ASSERT(left >= 0);
         if (!is_explicit) {
             /* An undeferred task waits for its last child record to go
              * (wait_for on refs): wake it. */
@@ -538,10 +541,18 @@ static void task_complete(struct omp_thread *thr, struct omp_task *t)
     if (t->deps) omp_depend_complete(thr, t); /* before its siblings' count: they may be waiting for it */
     struct omp_team *team = t->team;
     struct omp_taskgroup *g = t->group;
-    bool wake = atomic_fetch_sub_explicit(&t->parent->children, 1, memory_order_acq_rel) == 1;
-    if (g && atomic_fetch_sub_explicit(&g->pending, 1, memory_order_acq_rel) == 1) wake = true;
+    long children = atomic_fetch_sub_explicit(&t->parent->children, 1, memory_order_acq_rel);
+    OMP_ASSERT(children >= 1);
+    bool wake = children == 1;
+    if (g) {
+        long in_group = atomic_fetch_sub_explicit(&g->pending, 1, memory_order_acq_rel);
+        OMP_ASSERT(in_group >= 1);
+        if (in_group == 1) wake = true;
+    }
     task_unref(t, 1 + t->ref_credit);
-    if (atomic_fetch_sub_explicit(&team->pending, 1, memory_order_acq_rel) == 1) wake = true;
+    long pending = atomic_fetch_sub_explicit(&team->pending, 1, memory_order_acq_rel);
+    OMP_ASSERT(pending >= 1); /* the region's end waits for it: the team is still there */
+    if (pending == 1) wake = true;
     if (wake) omp_team_event(team);
 }
 

@@ -349,7 +349,9 @@ static void region_finish_wait(struct omp_thread *thr)
     if (t->nthreads == 1 && atomic_load_explicit(&t->pending, memory_order_acquire) == 0) return;
     /* Thread 0 waits for the last one in (and for the tasks, whose
      * completion bumps the event itself): only the last one wakes it. */
-    if (atomic_fetch_add_explicit(&t->done, 1, memory_order_acq_rel) + 1 == t->nthreads) omp_team_event(t);
+    unsigned done = atomic_fetch_add_explicit(&t->done, 1, memory_order_acq_rel) + 1;
+    OMP_ASSERT(done <= t->nthreads); /* each thread finishes a region once */
+    if (done == t->nthreads) omp_team_event(t);
     unsigned all = thr->num == 0 ? t->nthreads : 0;
     for (;;) {
         if (atomic_load_explicit(&t->done, memory_order_acquire) >= all &&
@@ -393,9 +395,12 @@ static void wait_next(struct omp_thread *thr, struct omp_team *t, uint32_t gen, 
                                                         memory_order_acquire, memory_order_relaxed)) {
                 bool ran = omp_task_run_one(thr, true);
                 if (!ran) omp_task_idle(thr, true); /* makers queue tasks for it */
+                /* only this thread leaves IDLE_HELPING; thread 0 waits meanwhile */
+                OMP_ASSERT(atomic_load_explicit(&thr->idle_region, memory_order_relaxed) == (region | IDLE_HELPING));
                 atomic_store_explicit(&thr->idle_region, region, memory_order_release);
                 if (ran) continue;
             } else {
+                OMP_ASSERT(open == (region | IDLE_CLOSED)); /* thread 0's mark, nothing else */
                 tasks = false; /* closed: the next region's start is coming */
             }
         }
@@ -426,6 +431,8 @@ static void worker_main(void *arg)
          * own, not an add on a shared one (one locked instruction less per
          * thread and region). */
         unsigned region = t->region;
+        OMP_ASSERT(region % REGION_STEP == 0);
+        OMP_ASSERT((atomic_load_explicit(&thr->idle_region, memory_order_relaxed) & ~(REGION_STEP - 1)) != region);
         atomic_store_explicit(&thr->idle_region, region, memory_order_release);
         wait_next(thr, t, gen, region);
         gen = atomic_load_explicit(&t->start_gen, memory_order_acquire);
@@ -647,7 +654,9 @@ bool omp_team_barrier(struct omp_thread *thr, bool cancellable)
         return cancellable && atomic_load_explicit(&t->cancelled, memory_order_acquire);
     }
     uint32_t gen = atomic_load_explicit(&t->bar_gen, memory_order_acquire);
-    if (atomic_fetch_add_explicit(&t->bar_arrived, 1, memory_order_acq_rel) + 1 == t->nthreads) {
+    unsigned arrived = atomic_fetch_add_explicit(&t->bar_arrived, 1, memory_order_acq_rel) + 1;
+    OMP_ASSERT(arrived <= t->nthreads); /* one arrival per thread and barrier */
+    if (arrived == t->nthreads) {
         /* The last one in: the team's tasks complete before anyone leaves. */
         while (atomic_load_explicit(&t->pending, memory_order_acquire) > 0) {
             if (omp_task_run_one(thr, true)) continue;

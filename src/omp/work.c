@@ -125,7 +125,9 @@ static void ws_leave(struct omp_thread *thr)
     if (!ws) return;
     thr->ws = NULL;
     struct omp_team *t = thr->team;
-    if (atomic_fetch_add_explicit(&ws->left, 1, memory_order_acq_rel) + 1 == t->nthreads) {
+    unsigned long left = atomic_fetch_add_explicit(&ws->left, 1, memory_order_acq_rel) + 1;
+    OMP_ASSERT(left <= t->nthreads); /* each thread leaves a construct once */
+    if (left == t->nthreads) {
         unsigned long seq = atomic_load_explicit(&ws->seq, memory_order_relaxed);
         ws_clear(ws);
         atomic_store_explicit(&ws->state, 0, memory_order_relaxed);
