@@ -92,6 +92,7 @@ int main(void)
     double wall = (weft_time_ns() - t0) * 1e-9, cpu = cpu_seconds() - cpu0;
     printf("idle: %.1f%% of one core over %.2f s\n", 100 * cpu / wall, wall);
     CHECK(cpu < 0.05 * wall);
+    double sleeping = cpu / wall; /* what sleepers cost: the active case must be well above */
 
     /* Wake-ups: through stream 1's inbox (its private pool). */
     wake_many(x1, 200, 1);
@@ -154,11 +155,11 @@ int main(void)
     park_main(m, c, 300);
     wall = (weft_time_ns() - t0) * 1e-9;
     cpu = cpu_seconds() - cpu0;
-    printf("active: %.0f%% of one core\n", 100 * cpu / wall);
+    printf("active: %.1f%% of one core\n", 100 * cpu / wall);
     /* Spinning streams that yield get little CPU when other processes
-     * want it too (ctest -j, a benchmark beside it: 3% seen): compare
-     * with the sleepers' ~0.1%, not 100%. */
-    CHECK(cpu > 0.01 * wall);
+     * want it too (ctest -j beside two programs of two busy threads each:
+     * 1.0% seen): compare with the sleepers (0.0-0.1%), not with 100%. */
+    CHECK(cpu > 0.002 * wall && cpu > 4 * sleeping * wall);
     wake_many(x1, 50, 0);
 
     CHECK(weft_set_wait_policy((weft_wait_policy)7, 0) == WEFT_ERR_INVALID);
