@@ -108,10 +108,11 @@ OMP_HIDDEN void omp_env_init(void);
 
 /* ---------- streams (streams.c) ---------- */
 
+/* First thing at start, before anything loads modules of its own: does
+ * the program have thread-local variables (streams.c)? */
+OMP_HIDDEN void omp_streams_probe(void);
 /* After weft starts: binding to places, and whether OpenMP threads share
  * streams (WEFT_OMP_SHARE_STREAMS). */
-/* Before anything loads modules of its own (omp_runtime_init). */
-OMP_HIDDEN void omp_streams_probe(void);
 OMP_HIDDEN void omp_streams_init(const weft_config *cfg);
 /* Are the streams bound to the CPUs of the places? */
 OMP_HIDDEN bool omp_streams_bound(void);
@@ -386,12 +387,7 @@ static inline void omp_self_restore(struct omp_thread *t) { WEFT_TLS(omp_tls_sel
 /* A lock or critical region taken / given back by the calling thread
  * (lock.c, sync.c): while it holds one, the tasks it makes are queued,
  * not run at once, as libgomp below its cut-off (task.c, defer). */
-static inline void omp_held_take(void)
-{
-    struct omp_thread *t = omp_self();
-    OMP_ASSERT(t->locks_held >= 0);
-    t->locks_held++;
-}
+static inline void omp_held_take(void) { omp_self()->locks_held++; }
 static inline void omp_held_give(void)
 {
     struct omp_thread *t = omp_self();
