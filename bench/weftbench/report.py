@@ -710,8 +710,8 @@ def method_section():
     out.append("| pthreads | OS threads, one per unit and per task | none: a thread lives for one unit; the process "
                "has `threads` CPUs | |")
     out.append("| gomp, weft-omp, llvm-omp | the team (`num_threads`; EPCC: `OMP_NUM_THREADS`) | "
-               "`OMP_PROC_BIND=close OMP_PLACES=cores` (nested loops "
-               "too: each inner team spreads from its parent's core) | `OMP_WAIT_POLICY=passive` for the task "
+               "`OMP_PROC_BIND=close OMP_PLACES=cores`; nested loops `OMP_PROC_BIND=spread,close` (the outer "
+               "threads one per core, each inner team on its outer thread's core) | `OMP_WAIT_POLICY=passive` for the task "
                "patterns (as [Threading-HPC]); `OMP_MAX_ACTIVE_LEVELS=2` for nested loops; EPCC: defaults. "
                "weft-omp runs the gomp programs (gcc) with its `libgomp.so.1` first on `LD_LIBRARY_PATH`; every "
                "point names the library it ran on, and the runner checks it; its OpenMP threads are ULTs of weft |")
@@ -722,6 +722,7 @@ def method_section():
                "`sync.WaitGroup` per parallel step |")
     out.append("| boost-context | one thread | none | |")
     out.append("")
+    out.append(notes.observation("omp.nested_binding").cite() + "\n")
     return out
 
 

@@ -140,6 +140,11 @@ def pattern_env(label, exp, threads, cores):
         if threads <= cores:
             env["OMP_PROC_BIND"] = "close"  # one thread per core, as weft's streams
             env["OMP_PLACES"] = "cores"
+            if exp.startswith("nested_for"):
+                # The usual binding for two levels (the OpenMP examples'): the outer threads spread over
+                # the cores, each inner team stays on its thread's core. Faster than `close` at both
+                # levels for every OpenMP runtime here (bench/notes/observations.md, omp.nested_binding).
+                env["OMP_PROC_BIND"] = "spread,close"
     return env
 
 
