@@ -332,6 +332,10 @@ struct omp_thread {
     int team_num, num_teams;        /* teams construct (host): its league, else 0 and 1 */
     int place, part_lo, part_n;     /* place and place partition (affinity.c) */
     struct omp_thread *saved;       /* thread 0 of a team: the encountering thread's state */
+    struct omp_thread *base;        /* what the calling ULT's weft key holds: the struct it was
+                                     * made with (an initial thread, a worker) */
+    struct omp_thread *acting;      /* on a base: the thread it is now (thread 0 of a team; NULL:
+                                     * itself), so that regions need not set the key (team.c) */
     struct omp_team *hot;           /* the team of its last parallel region, kept for the next */
     int stream;                     /* a worker: the rank of the stream its ULT runs on */
     bool holds;                     /* it holds that stream (own streams, or rescued) */

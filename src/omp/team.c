@@ -90,6 +90,7 @@ static struct omp_thread *thread_new(void)
     thr->place = -1;
     thr->stream = -1;
     thr->part_n = omp_g.num_places;
+    thr->base = thr;
     return thr;
 }
 
@@ -149,11 +150,21 @@ static void free_thread(void *p) { initial_free(p); }
 
 __thread struct omp_thread *omp_tls_self __attribute__((tls_model("initial-exec")));
 
-/* The calling thread (ULT or OS thread) is `thr` from now on. */
+/* The calling ULT (or OS thread) acts as `thr` from now on: thr's base,
+ * which its key holds, points to it. Two stores, where setting the key
+ * at each region's start and end cost ~100 instructions. */
+static inline void self_act(struct omp_thread *thr)
+{
+    struct omp_thread *b = thr->base;
+    b->acting = thr == b ? NULL : thr;
+    omp_self_restore(thr);
+}
+
+/* The calling ULT (or OS thread) is `thr` from now on, thr's base its key's value. */
 static void self_set(struct omp_thread *thr)
 {
-    if (weft_key_set(g_key, thr) != WEFT_OK) omp_fatal("out of memory");
-    omp_self_restore(thr);
+    if (weft_key_set(g_key, thr->base) != WEFT_OK) omp_fatal("out of memory");
+    self_act(thr);
 }
 
 struct omp_thread *omp_self_slow(void)
@@ -164,6 +175,8 @@ struct omp_thread *omp_self_slow(void)
     if (!thr) {
         thr = initial_new(0);
         if (weft_key_set(g_key, thr) != WEFT_OK) omp_fatal("out of memory");
+    } else if (thr->acting) {
+        thr = thr->acting;
     }
     omp_self_restore(thr);
     return thr;
@@ -549,7 +562,8 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, const s
         }
         omp_self_restore(me);
     }
-    self_set(t->threads[0]);
+    t->threads[0]->base = enc->base; /* the caller's key stays as it is */
+    self_act(t->threads[0]);
     if (!reuse && omp_g.display_affinity) omp_affinity_display_thread();
     return t;
 }
@@ -560,7 +574,7 @@ static void region_end(struct omp_thread *thr)
 {
     region_finish(thr);
     region_limit_end(thr->team);
-    self_set(thr->saved);
+    self_act(thr->saved);
 }
 
 OMP_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
