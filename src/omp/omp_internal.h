@@ -184,6 +184,9 @@ extern _Atomic bool omp_streams_crowded OMP_HIDDEN;
  * re-check); omp_wake wakes every waiter on w after its value changed. */
 OMP_HIDDEN void omp_wait(_Atomic uint32_t *w, uint32_t val);
 OMP_HIDDEN void omp_wake(_Atomic uint32_t *w);
+/* The same, for a word the caller changed by a seq_cst read-modify-write
+ * (no fence needed: wait.c). */
+OMP_HIDDEN void omp_wake_rmw(_Atomic uint32_t *w);
 /* One step of a waiter's spin: lets the other ULTs of this stream run. */
 OMP_HIDDEN void omp_relax(void);
 /* Step i of a spin (counted any way): as omp_relax, and now and then the
@@ -242,9 +245,9 @@ static inline bool omp_word_trylock(_Atomic uint32_t *w)
 }
 static inline void omp_word_unlock(_Atomic uint32_t *w)
 {
-    uint32_t was = atomic_exchange_explicit(w, 0, memory_order_release);
+    uint32_t was = atomic_exchange_explicit(w, 0, memory_order_seq_cst); /* (omp_wake_rmw) */
     OMP_ASSERT(was != 0); /* given back by its holder (lock.c leaves a free omp_lock_t alone) */
-    if (omp_unlikely(was & 1)) omp_wake(w);
+    if (omp_unlikely(was & 1)) omp_wake_rmw(w);
 }
 
 /* ---------- threads, tasks, teams ---------- */

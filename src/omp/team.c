@@ -186,8 +186,8 @@ struct omp_thread *omp_self_slow(void)
 
 void omp_team_event(struct omp_team *t)
 {
-    atomic_fetch_add_explicit(&t->event, 1, memory_order_release);
-    omp_wake(&t->event);
+    atomic_fetch_add_explicit(&t->event, 1, memory_order_seq_cst);
+    omp_wake_rmw(&t->event);
 }
 
 /* ---------- parallel regions ---------- */
@@ -360,12 +360,18 @@ static void region_finish_wait(struct omp_thread *thr)
     omp_tasks_flush(thr);
     /* A team of one: nobody waits for it, and its tasks were undeferred. */
     if (t->nthreads == 1 && atomic_load_explicit(&t->pending, memory_order_acquire) == 0) return;
-    /* Thread 0 waits for the last one in (and for the tasks, whose
-     * completion bumps the event itself): only the last one wakes it. */
-    unsigned done = atomic_fetch_add_explicit(&t->done, 1, memory_order_acq_rel) + 1;
-    OMP_ASSERT(done <= t->nthreads); /* each thread finishes a region once */
-    if (done == t->nthreads) omp_team_event(t);
-    unsigned all = thr->num == 0 ? t->nthreads : 0;
+    /* Thread 0 waits for the workers (and for the tasks, whose
+     * completion bumps the event itself): each worker counts itself in,
+     * the last one wakes it. Thread 0 does not count itself: nobody waits
+     * for it here (one locked instruction less per region). */
+    unsigned workers = t->nthreads - 1, all = 0;
+    if (thr->num != 0) {
+        unsigned done = atomic_fetch_add_explicit(&t->done, 1, memory_order_acq_rel) + 1;
+        OMP_ASSERT(done <= workers); /* each worker finishes a region once */
+        if (done == workers) omp_team_event(t);
+    } else {
+        all = workers;
+    }
     for (;;) {
         if (atomic_load_explicit(&t->done, memory_order_acquire) >= all &&
             atomic_load_explicit(&t->pending, memory_order_acquire) == 0)
@@ -477,12 +483,20 @@ static void wait_idle(struct omp_team *t)
     }
 }
 
+/* The workers' next start (or leave): only thread 0 writes start_gen, so
+ * a store does, not a locked add. */
+static inline void start_next(struct omp_team *t)
+{
+    atomic_store_explicit(&t->start_gen, atomic_load_explicit(&t->start_gen, memory_order_relaxed) + 1,
+                          memory_order_release);
+}
+
 /* End the team: its workers leave, and the hot teams below it go too. */
 static void team_dissolve(struct omp_team *t)
 {
     wait_idle(t);
     t->dissolve = 1;
-    atomic_fetch_add_explicit(&t->start_gen, 1, memory_order_release);
+    start_next(t);
     omp_team_event(t); /* the workers wait on the event word (wait_next) */
     struct omp_thread *me = omp_self_keep();
     omp_beat_away();
@@ -543,7 +557,7 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, const s
     }
     if (reuse) {
         if (n > 1) { /* a team of one has no worker to start */
-            atomic_fetch_add_explicit(&t->start_gen, 1, memory_order_release);
+            start_next(t);
             omp_team_event(t); /* the workers wait on the event word (wait_next) */
         }
     } else if (n > 1) {

@@ -264,8 +264,8 @@ static void ordered_release(struct omp_thread *thr, struct omp_ws *ws)
     if (thr->chunk_hi == thr->chunk_lo) return;
     ordered_wait_turn(ws, thr->chunk_lo);
     atomic_store_explicit(&ws->ordered_pos, thr->chunk_hi, memory_order_release);
-    atomic_fetch_add_explicit(&ws->ordered_event, 1, memory_order_release);
-    omp_wake(&ws->ordered_event);
+    atomic_fetch_add_explicit(&ws->ordered_event, 1, memory_order_seq_cst);
+    omp_wake_rmw(&ws->ordered_event);
     thr->chunk_lo = thr->chunk_hi = 0;
 }
 
@@ -595,8 +595,8 @@ OMP_EXPORT bool GOMP_loop_ull_doacross_start(unsigned ncounts, unsigned long lon
 static void doacross_mark(struct omp_ws *ws, unsigned long outer, unsigned long inner)
 {
     atomic_store_explicit(&ws->posted[outer], inner + 1, memory_order_release);
-    atomic_fetch_add_explicit(&ws->doacross_event, 1, memory_order_release);
-    omp_wake(&ws->doacross_event);
+    atomic_fetch_add_explicit(&ws->doacross_event, 1, memory_order_seq_cst);
+    omp_wake_rmw(&ws->doacross_event);
 }
 
 static void doacross_await(struct omp_ws *ws, unsigned long outer, unsigned long inner)
@@ -821,8 +821,8 @@ OMP_EXPORT void GOMP_single_copy_end(void *data)
     struct omp_ws *ws = thr->ws;
     if (!ws) return;
     atomic_store_explicit(&ws->copy, data, memory_order_release);
-    atomic_fetch_add_explicit(&ws->copy_event, 1, memory_order_release);
-    omp_wake(&ws->copy_event);
+    atomic_fetch_add_explicit(&ws->copy_event, 1, memory_order_seq_cst);
+    omp_wake_rmw(&ws->copy_event);
     ws_leave(thr);
 }
 
