@@ -274,7 +274,9 @@ WEFT_API int weft_xstream_create(weft_sched sched, weft_xstream *out);
  * blocked, and wait until it has. A ULT caller yields while it waits (its own
  * stream keeps running); a plain thread blocks.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_PRIMARY (the primary stream),
- * WEFT_ERR_CROSS_STREAM (the caller runs on that stream).
+ * WEFT_ERR_CROSS_STREAM (the caller runs on that stream),
+ * WEFT_ERR_TASKLET_BLOCKS, WEFT_ERR_SCHED_BLOCKS (the caller is a
+ * scheduler's context: it would stop its own stream while it waits).
  * Context: ULT, thread. */
 WEFT_API int weft_xstream_join(weft_xstream xs);
 
@@ -575,8 +577,8 @@ WEFT_API int weft_sched_idle(weft_sched sched);
  * the scheduler below when it has nothing to run, every 64 picks, and when
  * its context calls weft_yield(). A stacked scheduler is automatic by
  * default: it stops once its pools are empty and none of its units is
- * blocked. Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID (pool is one of its
- * own), WEFT_ERR_BUSY (sched in use or stacked already), WEFT_ERR_POOL_ACCESS
+ * blocked. Errors: WEFT_ERR_UNINIT, WEFT_ERR_HANDLE, WEFT_ERR_INVALID (pool
+ * is one of its own), WEFT_ERR_BUSY (sched in use or stacked already), WEFT_ERR_POOL_ACCESS
  * (one of its private pools is used by another scheduler), WEFT_ERR_NOMEM.
  * Context: any. */
 WEFT_API int weft_pool_add_sched(weft_pool pool, weft_sched sched);
@@ -620,7 +622,9 @@ WEFT_API int weft_thread_attr_init(weft_thread_attr *attr);
 WEFT_API int weft_thread_create(weft_pool pool, void (*fn)(void *), void *arg,
                        const weft_thread_attr *attr, weft_thread *out);
 
-/* As weft_thread_create(), into the first pool of stream xs's scheduler. */
+/* As weft_thread_create(), into the first pool of stream xs's scheduler.
+ * Errors: as weft_thread_create(), WEFT_ERR_HANDLE (xs), WEFT_ERR_STATE
+ * (xs was joined: nothing would run the unit). */
 WEFT_API int weft_thread_create_to(weft_xstream xs, void (*fn)(void *), void *arg,
                           const weft_thread_attr *attr, weft_thread *out);
 
@@ -628,7 +632,8 @@ WEFT_API int weft_thread_create_to(weft_xstream xs, void (*fn)(void *), void *ar
  * detached. Errors: as weft_thread_create(). Context: any. */
 WEFT_API int weft_tasklet_create(weft_pool pool, void (*fn)(void *), void *arg, weft_thread *out);
 
-/* As weft_tasklet_create(), into the first pool of stream xs's scheduler. */
+/* As weft_tasklet_create(), into the first pool of stream xs's scheduler.
+ * Errors: as weft_thread_create_to(). */
 WEFT_API int weft_tasklet_create_to(weft_xstream xs, void (*fn)(void *), void *arg, weft_thread *out);
 
 /* As weft_thread_create_to() / weft_tasklet_create_to() for the calling

@@ -188,6 +188,15 @@ CASE(uninit_xstream_get, WEFT_ERR_UNINIT)
     weft_xstream xs;
     return weft_xstream_get(0, &xs);
 }
+CASE(uninit_pool_add_sched, WEFT_ERR_UNINIT)
+{
+    weft_pool p, q;
+    weft_sched s;
+    S(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &p));
+    S(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &q));
+    S(weft_sched_create_basic(1, &p, &s));
+    return weft_pool_add_sched(q, s);
+}
 CASE(uninit_finalize, WEFT_ERR_UNINIT) { return weft_finalize(); }
 CASE(finalize_twice, WEFT_ERR_UNINIT)
 {
@@ -644,6 +653,24 @@ CASE(thread_create_to_stale_xs, WEFT_ERR_HANDLE)
     keep = xs;
     S(weft_xstream_free(&xs));
     return weft_thread_create_to(keep, nothing, NULL, NULL, &t);
+}
+CASE(thread_create_to_joined_xs, WEFT_ERR_STATE)
+{
+    weft_thread t;
+    weft_xstream xs;
+    start(1);
+    S(weft_xstream_create(WEFT_SCHED_NULL, &xs));
+    S(weft_xstream_join(xs));
+    return weft_thread_create_to(xs, nothing, NULL, NULL, &t);
+}
+CASE(tasklet_create_to_joined_xs, WEFT_ERR_STATE)
+{
+    weft_thread t;
+    weft_xstream xs;
+    start(1);
+    S(weft_xstream_create(WEFT_SCHED_NULL, &xs));
+    S(weft_xstream_join(xs));
+    return weft_tasklet_create_to(xs, nothing, NULL, &t);
 }
 CASE(tasklet_create_null_fn, WEFT_ERR_INVALID)
 {
@@ -2771,6 +2798,34 @@ CASE(sched_ctx_join, WEFT_ERR_SCHED_BLOCKS)
     start(1);
     g_unit = parked_ult(NULL);
     return in_sched(join_unit_call);
+}
+/* A scheduler that joined or freed another stream would stop its own
+ * while it waited (the stream it joins may wait for a unit of its pools). */
+static int xstream_join_g_xs(void) { return weft_xstream_join(g_xs); }
+static int xstream_free_g_xs(void) { return weft_xstream_free(&g_xs); }
+CASE(sched_ctx_xstream_join, WEFT_ERR_SCHED_BLOCKS)
+{
+    start(1);
+    S(weft_xstream_create(NULL, &g_xs));
+    return in_sched(xstream_join_g_xs);
+}
+CASE(sched_ctx_xstream_free, WEFT_ERR_SCHED_BLOCKS)
+{
+    start(1);
+    S(weft_xstream_create(NULL, &g_xs));
+    return in_sched(xstream_free_g_xs);
+}
+CASE(xstream_join_from_tasklet, WEFT_ERR_TASKLET_BLOCKS)
+{
+    start(1);
+    S(weft_xstream_create(NULL, &g_xs));
+    return in_tasklet(xstream_join_g_xs);
+}
+CASE(xstream_free_from_tasklet, WEFT_ERR_TASKLET_BLOCKS)
+{
+    start(1);
+    S(weft_xstream_create(NULL, &g_xs));
+    return in_tasklet(xstream_free_g_xs);
 }
 CASE(sched_ctx_mutex_lock_held, WEFT_ERR_SCHED_BLOCKS)
 {

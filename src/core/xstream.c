@@ -353,6 +353,7 @@ static int xs_join_check(struct weft_xstream_s *xs)
     struct weft_xstream_s *self = WEFT_TLS(weft_tls_xs);
     if (self == xs) return WEFT_ERR_CROSS_STREAM;
     if (self && self->cur->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
+    if (self && self->cur == self->sched_unit) return WEFT_ERR_SCHED_BLOCKS; /* it would stop its stream */
     return WEFT_OK;
 }
 
