@@ -679,8 +679,13 @@ WEFT_API int weft_thread_migrate_to_xstream(weft_thread unit, weft_xstream xs);
 
 /* Join `n` units. With the basic scheduler, joining units that wait on the
  * caller's stream costs about n+1 context switches: each ending unit passes
- * the stream straight to the next one. All handles are checked before any is
- * joined. Errors: WEFT_ERR_INVALID (n < 0, NULL array), as weft_thread_join()
+ * the stream straight to the next one. All handles, and every error a
+ * unit's state gives at the call (the caller itself, the main ULT, a unit
+ * joined already, a caller that may not wait for an unfinished unit), are
+ * checked before any is joined: then nothing was joined. Only a join or
+ * free of one of the units by another thread meanwhile, or a unit named
+ * twice, fails the call after the units before it in the array were joined.
+ * Errors: WEFT_ERR_INVALID (n < 0, NULL array), as weft_thread_join()
  * for each unit. Context: as weft_thread_join(). */
 WEFT_API int weft_thread_join_many(int n, const weft_thread *units);
 

@@ -888,6 +888,54 @@ CASE(join_many_one_stale, WEFT_ERR_HANDLE)
     t[0] = keep;
     return weft_thread_join_many(2, t);
 }
+/* A unit's state that refuses the join refuses the whole call before any
+ * unit is joined: the units before it stay joinable (S fails otherwise). */
+CASE(join_many_ended_then_main, WEFT_ERR_JOIN_SELF)
+{
+    weft_thread t[2];
+    start(1);
+    S(weft_thread_create(mypool(), nothing, NULL, NULL, &t[0]));
+    S(weft_yield());
+    S(weft_self(&t[1]));
+    int rc = weft_thread_join_many(2, t);
+    S(weft_thread_join(t[0]));
+    return rc;
+}
+CASE(join_many_then_joined, WEFT_ERR_JOINED)
+{
+    weft_thread t[2];
+    start(1);
+    S(weft_thread_create(mypool(), nothing, NULL, NULL, &t[0]));
+    S(weft_thread_create(mypool(), nothing, NULL, NULL, &t[1]));
+    S(weft_thread_join(t[1]));
+    int rc = weft_thread_join_many(2, t);
+    S(weft_thread_join(t[0]));
+    return rc;
+}
+static weft_thread g_many[2];
+static int join_many_g_call(void) { return weft_thread_join_many(2, g_many); }
+CASE(join_many_unfinished_from_tasklet, WEFT_ERR_TASKLET_BLOCKS)
+{
+    start(1);
+    S(weft_thread_create(mypool(), nothing, NULL, NULL, &g_many[0]));
+    S(weft_yield());
+    g_many[1] = parked_ult(NULL);
+    int rc = in_tasklet(join_many_g_call);
+    S(weft_thread_join(g_many[0]));
+    return rc;
+}
+CASE(free_many_ended_then_main, WEFT_ERR_JOIN_SELF)
+{
+    weft_thread t[2];
+    start(1);
+    S(weft_thread_create(mypool(), nothing, NULL, NULL, &t[0]));
+    S(weft_yield());
+    S(weft_self(&t[1]));
+    int rc = weft_thread_free_many(2, t);
+    S(weft_thread_join(t[0])); /* not joined by the refused call */
+    S(weft_thread_free(&t[0]));
+    return rc;
+}
 CASE(free_null_ptr, WEFT_ERR_INVALID)
 {
     start(1);

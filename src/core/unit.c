@@ -838,6 +838,23 @@ static int unit_join(struct weft_unit_s *t)
     return WEFT_OK;
 }
 
+/* What unit_join() would refuse in t's state now, without claiming it:
+ * join_many and free_many check every unit so before they join any.
+ * joined_ok: a unit joined already is fine (free_many). */
+static int unit_join_precheck(struct weft_unit_s *t, bool joined_ok)
+{
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
+    struct weft_unit_s *self = xs ? xs->cur : NULL;
+    if (t == self) return WEFT_ERR_JOIN_SELF;
+    if (t->kind >= KIND_MAIN || t->detached) return WEFT_ERR_STATE;
+    uint8_t claimed = atomic_load_explicit(&t->join_claimed, memory_order_acquire);
+    if (claimed == JOIN_DONE && joined_ok) return WEFT_OK;
+    if (claimed != JOIN_NONE) return WEFT_ERR_JOINED;
+    if (!unit_done(t) && self && self->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
+    if (!unit_done(t) && self && self == xs->sched_unit) return WEFT_ERR_SCHED_BLOCKS;
+    return WEFT_OK;
+}
+
 int weft_thread_join(weft_thread t)
 {
     int rc = unit_check(t);
@@ -886,6 +903,10 @@ int weft_thread_join_many(int n, const weft_thread *units)
         int rc = unit_check(units[i]);
         if (rc) return rc;
     }
+    for (int i = 0; i < n; i++) {
+        int rc = unit_join_precheck(units[i], false);
+        if (rc) return rc;
+    }
     /* In order: joins in pool order chain through the pool (join_take). */
     for (int i = 0; i < n; i++) {
         int rc = unit_join(units[i]);
@@ -900,6 +921,8 @@ int weft_thread_free_many(int n, weft_thread *units)
     int rc;
     for (int i = 0; i < n; i++)
         if ((rc = unit_check(units[i]))) return rc;
+    for (int i = 0; i < n; i++)
+        if ((rc = unit_join_precheck(units[i], true))) return rc;
     /* Join first, in order, skipping units already joined:
      * weft_thread_free() accepts those too. */
     struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
