@@ -2851,30 +2851,17 @@ CASE(sched_ctx_join, WEFT_ERR_SCHED_BLOCKS)
  * while it waited (the stream it joins may wait for a unit of its pools). */
 static int xstream_join_g_xs(void) { return weft_xstream_join(g_xs); }
 static int xstream_free_g_xs(void) { return weft_xstream_free(&g_xs); }
-CASE(sched_ctx_xstream_join, WEFT_ERR_SCHED_BLOCKS)
+/* Calls fn in context `in` with a new stream in g_xs. */
+static int with_new_stream(int (*in)(int (*)(void)), int (*fn)(void))
 {
     start(1);
     S(weft_xstream_create(NULL, &g_xs));
-    return in_sched(xstream_join_g_xs);
+    return in(fn);
 }
-CASE(sched_ctx_xstream_free, WEFT_ERR_SCHED_BLOCKS)
-{
-    start(1);
-    S(weft_xstream_create(NULL, &g_xs));
-    return in_sched(xstream_free_g_xs);
-}
-CASE(xstream_join_from_tasklet, WEFT_ERR_TASKLET_BLOCKS)
-{
-    start(1);
-    S(weft_xstream_create(NULL, &g_xs));
-    return in_tasklet(xstream_join_g_xs);
-}
-CASE(xstream_free_from_tasklet, WEFT_ERR_TASKLET_BLOCKS)
-{
-    start(1);
-    S(weft_xstream_create(NULL, &g_xs));
-    return in_tasklet(xstream_free_g_xs);
-}
+CASE(sched_ctx_xstream_join, WEFT_ERR_SCHED_BLOCKS) { return with_new_stream(in_sched, xstream_join_g_xs); }
+CASE(sched_ctx_xstream_free, WEFT_ERR_SCHED_BLOCKS) { return with_new_stream(in_sched, xstream_free_g_xs); }
+CASE(xstream_join_from_tasklet, WEFT_ERR_TASKLET_BLOCKS) { return with_new_stream(in_tasklet, xstream_join_g_xs); }
+CASE(xstream_free_from_tasklet, WEFT_ERR_TASKLET_BLOCKS) { return with_new_stream(in_tasklet, xstream_free_g_xs); }
 CASE(sched_ctx_mutex_lock_held, WEFT_ERR_SCHED_BLOCKS)
 {
     start(1);

@@ -813,12 +813,26 @@ static void ult_wait_for(struct weft_xstream_s *xs, struct weft_unit_s *self, st
  * gets WEFT_ERR_JOINED. The main ULT and scheduler contexts are never
  * joined: the main ULT gets WEFT_ERR_JOIN_SELF for itself, others
  * WEFT_ERR_STATE. */
+/* What the caller (self, on stream xs or none) may not join in t's state
+ * now, claims aside: unit_join's refusals, and join_many's and free_many's
+ * checks of every unit before they join any (unit_join_precheck). */
+static inline int join_refusal(struct weft_unit_s *t, struct weft_xstream_s *xs, struct weft_unit_s *self)
+{
+    if (unlikely(t == self)) return WEFT_ERR_JOIN_SELF;
+    if (unlikely(t->kind >= KIND_MAIN || t->detached)) return WEFT_ERR_STATE;
+    if (!unit_done(t)) {
+        if (unlikely(self && self->kind == KIND_TASKLET)) return WEFT_ERR_TASKLET_BLOCKS;
+        if (unlikely(self && self == xs->sched_unit)) return WEFT_ERR_SCHED_BLOCKS;
+    }
+    return WEFT_OK;
+}
+
 static int unit_join(struct weft_unit_s *t)
 {
     struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     struct weft_unit_s *self = xs ? xs->cur : NULL;
-    if (unlikely(t == self)) return WEFT_ERR_JOIN_SELF;
-    if (unlikely(t->kind >= KIND_MAIN || t->detached)) return WEFT_ERR_STATE;
+    int rc = join_refusal(t, xs, self);
+    if (unlikely(rc)) return rc;
     uint8_t none = JOIN_NONE;
     if (unit_done(t)) {
         if (!atomic_compare_exchange_strong_explicit(&t->join_claimed, &none, JOIN_DONE, memory_order_acq_rel,
@@ -826,8 +840,6 @@ static int unit_join(struct weft_unit_s *t)
             return WEFT_ERR_JOINED;
         return WEFT_OK;
     }
-    if (unlikely(self && self->kind == KIND_TASKLET)) return WEFT_ERR_TASKLET_BLOCKS;
-    if (unlikely(self && self == xs->sched_unit)) return WEFT_ERR_SCHED_BLOCKS;
     if (!atomic_compare_exchange_strong_explicit(&t->join_claimed, &none, JOIN_BUSY, memory_order_acq_rel,
                                                  memory_order_acquire))
         return WEFT_ERR_JOINED;
@@ -844,15 +856,10 @@ static int unit_join(struct weft_unit_s *t)
 static int unit_join_precheck(struct weft_unit_s *t, bool joined_ok)
 {
     struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
-    struct weft_unit_s *self = xs ? xs->cur : NULL;
-    if (t == self) return WEFT_ERR_JOIN_SELF;
-    if (t->kind >= KIND_MAIN || t->detached) return WEFT_ERR_STATE;
+    int rc = join_refusal(t, xs, xs ? xs->cur : NULL);
+    if (rc) return rc;
     uint8_t claimed = atomic_load_explicit(&t->join_claimed, memory_order_acquire);
-    if (claimed == JOIN_DONE && joined_ok) return WEFT_OK;
-    if (claimed != JOIN_NONE) return WEFT_ERR_JOINED;
-    if (!unit_done(t) && self && self->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
-    if (!unit_done(t) && self && self == xs->sched_unit) return WEFT_ERR_SCHED_BLOCKS;
-    return WEFT_OK;
+    return claimed == JOIN_NONE || (claimed == JOIN_DONE && joined_ok) ? WEFT_OK : WEFT_ERR_JOINED;
 }
 
 int weft_thread_join(weft_thread t)
