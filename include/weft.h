@@ -198,9 +198,14 @@ WEFT_API int weft_init(const weft_config *cfg);
 /* Run every remaining work unit, stop and join all other streams, release
  * the runtime's stacks. Handles become invalid (a stale one is refused
  * with WEFT_ERR_HANDLE as long as its memory was not reused by a later
- * object of its kind; handle memory is kept for the next weft_init()). Units in
- * pools that no scheduler serves (the pool of a freed stream, a pool never
- * attached) run on the primary stream instead of being lost. Once it has
+ * object of its kind; handle memory is kept for the next weft_init()). Units
+ * no stream would run are run on the primary stream instead of being lost,
+ * once no unit has ended for 2 ms: first those in pools that no scheduler
+ * serves (the pool of a freed stream, a pool never attached, pools served
+ * only by stacked schedulers that no running scheduler can reach, such as
+ * two stacked on each other's pools), then units taken out of pools with
+ * weft_pool_pop() and its kin and never given back (a weft_pool_push() or
+ * weft_sched_run_unit() of one after that returns WEFT_ERR_STATE). Once it has
  * begun, plain threads may add no units or streams: their create,
  * revive and weft_xstream_create calls return WEFT_ERR_STATE (and
  * WEFT_ERR_UNINIT after it returns); units may create as they please until
@@ -444,15 +449,17 @@ WEFT_API int weft_pool_total_size(weft_pool pool, size_t *n);
  * Errors: as weft_pool_size(). Context: any. */
 WEFT_API int weft_pool_is_empty(weft_pool pool, int *empty);
 
-/* Put a ready unit that is in no pool (one obtained from weft_pool_pop) into
- * `pool`; the unit's home pool becomes `pool`. Any pool, from anywhere.
- * Errors: WEFT_ERR_HANDLE, WEFT_ERR_STATE (unit is running, blocked,
- * finished, or already in a pool). Context: any. */
+/* Put a unit the caller holds (one obtained from weft_pool_pop and its kin)
+ * into `pool`; the unit's home pool becomes `pool`. Any pool, from anywhere.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_STATE (the unit is not held: it is in a
+ * pool, running, blocked or finished, was pushed or run already, or
+ * weft_finalize() took it to run it). Context: any. */
 WEFT_API int weft_pool_push(weft_pool pool, weft_thread unit);
 
 /* Take the next ready unit out of the pool; *unit is WEFT_THREAD_NULL when
  * the pool is empty. The caller now holds the unit and must push it to a
- * pool for it to run.
+ * pool (or run it, from a scheduler) for it to run; one still held when
+ * weft_finalize() finds nothing else to run is run by it.
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID, WEFT_ERR_POOL_ACCESS.
  * Context: any. */
 WEFT_API int weft_pool_pop(weft_pool pool, weft_thread *unit);
@@ -540,8 +547,9 @@ WEFT_API int weft_sched_get_pools(weft_sched sched, int max, weft_pool *pools, i
  * the scheduler's stream; returns when the unit yields, blocks or ends.
  * `pool` becomes the unit's home pool (where a yield puts it back). Then
  * runs units that must run on this stream and arrived meanwhile.
- * Errors: WEFT_ERR_HANDLE, WEFT_ERR_STATE (unit in a pool, running, ended),
- * WEFT_ERR_CROSS_STREAM (the caller is not this scheduler's context).
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_STATE (the unit is not held, as for
+ * weft_pool_push), WEFT_ERR_CROSS_STREAM (the caller is not this
+ * scheduler's context).
  * Context: the scheduler's run function. */
 WEFT_API int weft_sched_run_unit(weft_sched sched, weft_thread unit, weft_pool pool);
 

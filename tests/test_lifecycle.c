@@ -6,7 +6,9 @@
  *   accepted with WEFT_OK runs before finalize returns; the rest are
  *   refused (WEFT_ERR_STATE while it runs, WEFT_ERR_UNINIT after);
  * - units that no scheduler would ever run (in the pool of a freed stream,
- *   in pools never attached): finalize runs them instead of hanging.
+ *   in pools never attached, in pools only a cycle of stacked schedulers
+ *   would serve, taken out of a pool and never pushed back): finalize runs
+ *   them instead of hanging, each once.
  * Racy parts are repeated. A hang shows up as SIGALRM. */
 #include <pthread.h>
 #include <sched.h>
@@ -181,10 +183,98 @@ static void orphans(void)
     for (int i = 0; i < 4; i++) CHECK_OK(weft_pool_free(&lonely[i]));
 }
 
+/* Two schedulers each stacked on the other's pool, neither on a pool a
+ * stream serves, and a third stacked on a pool only the cycle serves:
+ * their pools are served by schedulers that never start. */
+static void stacked_cycle(void)
+{
+    start_weft(2);
+    atomic_store(&g_ran, 0);
+    weft_pool p, q, r;
+    weft_sched s1, s2, s3;
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &p));
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &q));
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_PRIVATE, &r));
+    CHECK_OK(weft_sched_create_basic(1, &p, &s1));
+    CHECK_OK(weft_sched_create_basic(1, &q, &s2));
+    CHECK_OK(weft_sched_create_basic(1, &r, &s3));
+    weft_pool all[3] = {p, q, r};
+    for (int i = 0; i < 3; i++) {
+        CHECK_OK(weft_thread_create(all[i], count, NULL, NULL, NULL));
+        CHECK_OK(weft_tasklet_create(all[i], count, NULL, NULL));
+    }
+    CHECK_OK(weft_pool_add_sched(q, s1));
+    CHECK_OK(weft_pool_add_sched(p, s2));
+    CHECK_OK(weft_pool_add_sched(q, s3));
+    CHECK_OK(weft_finalize());
+    CHECK(atomic_load(&g_ran) == 6);
+    CHECK_OK(weft_sched_free(&s1));
+    CHECK_OK(weft_sched_free(&s2));
+    CHECK_OK(weft_sched_free(&s3));
+    for (int i = 0; i < 3; i++) CHECK_OK(weft_pool_free(&all[i]));
+}
+
+/* Units taken out with weft_pool_pop() and its kin and never given back:
+ * finalize runs them, exactly once. A holder that pushes one back after
+ * finalize took it is refused. */
+static _Atomic int g_holder_rc = -1;
+static weft_pool g_hold_pool;
+
+static void holder(void *arg)
+{
+    (void)arg;
+    weft_thread u;
+    CHECK_OK(weft_pool_pop(g_hold_pool, &u));
+    CHECK(u != WEFT_THREAD_NULL);
+    atomic_store(&g_holder_rc, -2); /* holding: finalize may begin */
+    /* Hold it, keeping this stream busy, until finalize has run it. */
+    for (long spins = 0; atomic_load(&g_ran) == 0 && spins < 2000000000L; spins++) sched_yield();
+    atomic_store(&g_holder_rc, weft_pool_push(g_hold_pool, u));
+}
+
+static void held_units(void)
+{
+    start_weft(2);
+    atomic_store(&g_ran, 0);
+    weft_pool lonely;
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &lonely));
+    for (int i = 0; i < 3; i++) CHECK_OK(weft_thread_create(lonely, count, NULL, NULL, NULL));
+    for (int i = 0; i < 3; i++) CHECK_OK(weft_tasklet_create(lonely, count, NULL, NULL));
+    weft_thread one, many[3];
+    int n;
+    CHECK_OK(weft_pool_pop(lonely, &one));
+    CHECK(one != WEFT_THREAD_NULL);
+    CHECK_OK(weft_pool_pop_many(lonely, 3, many, &n));
+    CHECK(n == 3);
+    CHECK_OK(weft_pool_pop_wait(lonely, 0, &one));
+    CHECK(one != WEFT_THREAD_NULL);
+    CHECK_OK(weft_finalize()); /* the last one is still in the pool: an orphan */
+    CHECK(atomic_load(&g_ran) == 6);
+    CHECK_OK(weft_pool_free(&lonely));
+
+    /* A holder on another stream, racing finalize. */
+    start_weft(2);
+    atomic_store(&g_ran, 0);
+    atomic_store(&g_holder_rc, -1);
+    weft_xstream xs;
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &g_hold_pool));
+    weft_thread kept; /* not detached: its handle stays valid after it ends */
+    CHECK_OK(weft_thread_create(g_hold_pool, count, NULL, NULL, &kept));
+    CHECK_OK(weft_xstream_get(1, &xs));
+    CHECK_OK(weft_thread_create_to(xs, holder, NULL, NULL, NULL));
+    while (atomic_load(&g_holder_rc) == -1) CHECK_OK(weft_yield());
+    CHECK_OK(weft_finalize());
+    CHECK(atomic_load(&g_ran) == 1);
+    CHECK_RC(atomic_load(&g_holder_rc), WEFT_ERR_STATE);
+    CHECK_OK(weft_pool_free(&g_hold_pool));
+}
+
 int main(void)
 {
     alarm(240);
     orphans();
+    stacked_cycle();
+    held_units();
     adders_refused_during_finalize();
     create_during_finalize();
     init_vs_finalize();

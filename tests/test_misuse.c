@@ -1534,6 +1534,17 @@ CASE(pool_push_ended, WEFT_ERR_STATE)
     weft_thread t = ended_ult(0);
     return weft_pool_push(newpool(), t);
 }
+CASE(pool_push_twice, WEFT_ERR_STATE)
+{
+    weft_thread t, u;
+    start(1);
+    weft_pool p = newpool();
+    S(weft_thread_create(p, nothing, NULL, NULL, &t));
+    S(weft_pool_pop(p, &u));
+    if (u != t) return -1;
+    S(weft_pool_push(p, u));
+    return weft_pool_push(newpool(), u); /* held no more: in p */
+}
 CASE(pool_push_stale_unit, WEFT_ERR_HANDLE)
 {
     weft_thread t, keep;

@@ -46,15 +46,17 @@ static struct {
     size_t size;
 } g_fork_stacks[2];
 
-/* Lock order: the global lock, pools, the layers above (core_hooks: keys),
- * graveyard, handle memory, topology. Weft itself never
- * holds one of them while it takes another; the pool registry's lock is
- * held around a user pool's pop (finalize adopting orphans), so the locks
- * its code may reach, creating keys or sync objects, come after it. */
+/* Lock order: the global lock, pools, schedulers, the layers above
+ * (core_hooks: keys), graveyard, handle memory, topology. Weft itself
+ * holds one of them while it takes another only in that order: finalize
+ * reads the scheduler registry under the pool registry's lock, and holds
+ * the latter around a user pool's pop (adopting orphans), so the locks its
+ * code may reach, creating keys or sync objects, come after it. */
 static void fork_prepare(void)
 {
     pthread_mutex_lock(&weft_g.lock);
     pools_fork_lock();
+    scheds_fork_lock();
     if (core_hooks.fork_lock) core_hooks.fork_lock();
     obj_fork_lock();
     handles_fork_lock();
@@ -67,6 +69,7 @@ static void fork_parent(void)
     handles_fork_unlock();
     obj_fork_unlock();
     if (core_hooks.fork_unlock) core_hooks.fork_unlock();
+    scheds_fork_unlock();
     pools_fork_unlock();
     pthread_mutex_unlock(&weft_g.lock);
 }
@@ -115,6 +118,7 @@ static void runtime_abandon(void)
     atomic_store_explicit(&weft_g.ext_finished, 0, memory_order_relaxed);
     mem_fork_abandon();
     pools_fork_abandon();
+    scheds_fork_abandon();
     idle_fork_abandon();
 }
 
@@ -133,6 +137,7 @@ static void fork_child(void)
     handles_fork_child();
     obj_fork_unlock();
     if (core_hooks.fork_unlock) core_hooks.fork_unlock();
+    scheds_fork_unlock();
     pools_fork_unlock();
     pthread_mutex_unlock(&weft_g.lock);
 }

@@ -232,6 +232,7 @@ struct weft_pool_s {
     weft_pool_ops ops;            /* POOL_KIND_USER */
     void *ops_state;
     struct weft_pool_s *reg_next, **reg_pprev; /* every live pool (pool.c: finalize adopts orphans) */
+    int adopt_mark;                            /* finalize's, under the registry's lock (pool.c) */
     /* INCOMING: what other streams pushed, newest first. */
     _Atomic(struct weft_unit_s *) incoming __attribute__((aligned(CACHE_LINE)));
     _Atomic size_t incoming_n;
@@ -271,6 +272,10 @@ struct weft_sched_s {
     _Atomic int freeing;               /* weft_sched_free() claimed it */
     weft_sched_ops ops;                /* SCHED_USER */
     void *data;
+    /* Stacked and not started: its unit (weft_pool_add_sched), else NULL. */
+    struct weft_unit_s *_Atomic stacked;
+    struct weft_sched_s *reg_next, **reg_pprev; /* every live scheduler (sched.c) */
+    uint8_t reached;                            /* finalize's, under the pools' registry lock (pool.c) */
     struct weft_pool_s *pools[WEFT_MAX_POOLS];
 } __attribute__((aligned(CACHE_LINE)));
 /* obj_retire() links retired pools and schedulers through bytes 8..15. */
@@ -370,14 +375,31 @@ struct weft_timer {
  * the unit's creator and its runner use the field directly. */
 /* Release/acquire: who sees a unit's new pool also sees what the stream
  * that moved it wrote before (its in_pool, popped from the old pool). */
+/* unit->pool of a ready unit that the program took out of its pool
+ * (weft_pool_pop and its kin) and holds. Only those calls write it, and
+ * a held unit cannot end, so a descriptor whose pool reads UNIT_HELD is
+ * held now, whatever life of it an observer saw before: whoever changes
+ * it by compare-and-swap (unit_claim_held) owns the unit. */
+#define UNIT_HELD ((struct weft_pool_s *)(uintptr_t)1)
+
+/* NULL for a held unit: no pool holds it. */
 static inline struct weft_pool_s *unit_get_pool(struct weft_unit_s *u)
 {
-    return __atomic_load_n(&u->pool, __ATOMIC_ACQUIRE);
+    struct weft_pool_s *p = __atomic_load_n(&u->pool, __ATOMIC_ACQUIRE);
+    return p == UNIT_HELD ? NULL : p;
 }
 
 static inline void unit_set_pool(struct weft_unit_s *u, struct weft_pool_s *p)
 {
     __atomic_store_n(&u->pool, p, __ATOMIC_RELEASE);
+}
+
+/* Take a held unit for pool `p`: true for the one caller that does (the
+ * program pushing or running it back, or weft_finalize adopting it). */
+static inline bool unit_claim_held(struct weft_unit_s *u, struct weft_pool_s *p)
+{
+    struct weft_pool_s *held = UNIT_HELD;
+    return __atomic_compare_exchange_n(&u->pool, &held, p, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
 static inline int unit_check(struct weft_unit_s *u)
@@ -485,7 +507,8 @@ WEFT_HIDDEN void pool_take_owner(struct weft_pool_s *p, struct weft_xstream_s *x
 WEFT_HIDDEN void pool_own(struct weft_pool_s *p, struct weft_xstream_s *xs);
 WEFT_HIDDEN void pool_disown(struct weft_pool_s *p, struct weft_xstream_s *xs);
 WEFT_HIDDEN void pool_retire(struct weft_pool_s *p);
-WEFT_HIDDEN void pools_adopt_orphans(struct weft_xstream_s *xs);
+WEFT_HIDDEN size_t pools_adopt_orphans(struct weft_xstream_s *xs);
+WEFT_HIDDEN size_t units_adopt_held(struct weft_xstream_s *xs);
 
 /* sched.c */
 WEFT_HIDDEN int sched_check(struct weft_sched_s *s);
@@ -500,6 +523,9 @@ WEFT_HIDDEN void sched_set_fast(struct weft_sched_s *s);
 WEFT_HIDDEN void sched_main_loop(struct weft_xstream_s *xs);
 WEFT_HIDDEN struct weft_pool_s *sched_migration_pool(struct weft_sched_s *s);
 WEFT_HIDDEN void sched_yield_parent(struct weft_xstream_s *xs);
+/* Each scheduler stacked by weft_pool_add_sched that has not started, with
+ * the pool its unit waits in (NULL when the program holds the unit). */
+WEFT_HIDDEN void scheds_each_pending(void (*fn)(struct weft_sched_s *s, struct weft_pool_s *at, void *ctx), void *ctx);
 
 /* unit.c: blocking for the sync layer (src/sync/waitq.h) */
 WEFT_HIDDEN void unit_park(struct weft_unit_s *self, _Atomic uint32_t *lock);
@@ -594,6 +620,7 @@ WEFT_HIDDEN void stacks_finalize(void);
 WEFT_HIDDEN void stacks_fork_abandon(void);
 /* slab.c */
 WEFT_HIDDEN void slab_cache_flush(struct weft_xstream_s *xs);
+WEFT_HIDDEN struct weft_unit_s *slabs_claim_held(struct weft_pool_s *dest);
 WEFT_HIDDEN void slabs_finalize(void);
 WEFT_HIDDEN void slabs_fork_abandon(void);
 /* obj.c: handle objects other than units and streams (pools, schedulers,
@@ -622,6 +649,9 @@ WEFT_HIDDEN void mem_fork_abandon(void);
 WEFT_HIDDEN void pools_fork_lock(void);
 WEFT_HIDDEN void pools_fork_unlock(void);
 WEFT_HIDDEN void pools_fork_abandon(void);
+WEFT_HIDDEN void scheds_fork_lock(void);
+WEFT_HIDDEN void scheds_fork_unlock(void);
+WEFT_HIDDEN void scheds_fork_abandon(void);
 WEFT_HIDDEN void idle_fork_abandon(void);
 WEFT_HIDDEN void runtime_fork_child(void);
 

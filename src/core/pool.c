@@ -227,29 +227,97 @@ void pool_retire(struct weft_pool_s *p)
     obj_retire(p, sizeof *p);
 }
 
-/* weft_finalize(), from the main ULT on the primary stream `xs`: units
- * that wait in pools no scheduler serves (a freed stream's, a user pool
- * never attached) would never run. Move them to the primary's pool. A
- * unit bound to a stream that has ended is unbound when it is picked
- * (unit.c, unit_claim). */
-void pools_adopt_orphans(struct weft_xstream_s *xs)
+/* Pop every ready unit of `p` onto *moved; how many. */
+static size_t pool_empty_into(struct weft_pool_s *p, struct weft_xstream_s *xs, struct weft_unit_s **moved)
+{
+    size_t n = 0;
+    struct weft_unit_s *u;
+    while ((u = pool_pop_unit(p, xs)) != NULL) {
+        u->next = *moved;
+        *moved = u;
+        n++;
+    }
+    return n;
+}
+
+/* Which pools a scheduler that runs now can reach, through schedulers
+ * stacked but not started whose unit waits in a pool it reaches (the
+ * marks are finalize's, under g_pools_lock). A pool's mark starts as the
+ * number of schedulers using it that are not such pending ones: above 0,
+ * a running scheduler serves it. */
+static void pending_unmark(struct weft_sched_s *s, struct weft_pool_s *at, void *ctx)
+{
+    (void)at;
+    (void)ctx;
+    s->reached = 0;
+    for (int i = 0; i < s->npools; i++) s->pools[i]->adopt_mark--;
+}
+
+static void pending_reach(struct weft_sched_s *s, struct weft_pool_s *at, void *changed)
+{
+    if (s->reached || !at || at->adopt_mark <= 0) return;
+    s->reached = 1;
+    *(bool *)changed = true;
+    for (int i = 0; i < s->npools; i++) s->pools[i]->adopt_mark++;
+}
+
+/* Under g_pools_lock: the units of pools no running scheduler reaches,
+ * e.g. two schedulers each stacked on the other's pool and neither on a
+ * pool a stream serves. */
+static size_t pools_empty_unreached(struct weft_xstream_s *xs, struct weft_pool_s *dest, struct weft_unit_s **moved)
+{
+    size_t n = 0;
+    for (struct weft_pool_s *p = g_pools; p; p = p->reg_next) p->adopt_mark = atomic_load(&p->n_scheds);
+    scheds_each_pending(pending_unmark, NULL);
+    bool changed;
+    do {
+        changed = false;
+        scheds_each_pending(pending_reach, &changed);
+    } while (changed);
+    for (struct weft_pool_s *p = g_pools; p; p = p->reg_next)
+        if (p != dest && p->adopt_mark <= 0 && pool_count(p) > 0) n += pool_empty_into(p, xs, moved);
+    return n;
+}
+
+/* weft_finalize(), from the main ULT on the primary stream `xs`, when no
+ * unit has ended for a while: units that wait in pools no scheduler
+ * serves (a freed stream's, a user pool never attached) would never run.
+ * Move them to the primary's pool. Only when there are none: the units of
+ * pools that only schedulers stacked out of reach would serve. Returns how
+ * many moved. A unit bound to a stream that has ended is unbound when it
+ * is picked (unit.c, unit_claim). */
+size_t pools_adopt_orphans(struct weft_xstream_s *xs)
 {
     struct weft_pool_s *dest = sched_migration_pool(xs_main_sched(xs));
     struct weft_unit_s *moved = NULL, *u;
+    size_t n = 0;
     spin_lock(&g_pools_lock);
-    for (struct weft_pool_s *p = g_pools; p; p = p->reg_next) {
-        if (p == dest || atomic_load(&p->n_scheds) > 0 || pool_count(p) == 0) continue;
-        while ((u = pool_pop_unit(p, xs)) != NULL) {
-            u->next = moved;
-            moved = u;
-        }
-    }
+    for (struct weft_pool_s *p = g_pools; p; p = p->reg_next)
+        if (p != dest && atomic_load(&p->n_scheds) == 0 && pool_count(p) > 0) n += pool_empty_into(p, xs, &moved);
+    if (n == 0) n = pools_empty_unreached(xs, dest, &moved);
     spin_unlock(&g_pools_lock);
     while ((u = moved)) {
         moved = u->next;
         unit_set_pool(u, dest);
         unit_deliver(xs, u);
     }
+    return n;
+}
+
+/* weft_finalize(), when nothing moved even so: the units the program took
+ * out of pools and still holds run on the primary stream. A push or run of
+ * one of them that loses the race to this gets WEFT_ERR_STATE. */
+size_t units_adopt_held(struct weft_xstream_s *xs)
+{
+    struct weft_pool_s *dest = sched_migration_pool(xs_main_sched(xs));
+    struct weft_unit_s *u = slabs_claim_held(dest), *next;
+    size_t n = 0;
+    for (; u; u = next, n++) {
+        next = u->next;
+        u->next = NULL;
+        unit_deliver(xs, u);
+    }
+    return n;
 }
 
 /* The combinations weft_pool_create() accepts: a deque is for stealing. */
@@ -414,12 +482,10 @@ int weft_pool_push(weft_pool pool, weft_thread unit)
     int rc = pool_check(pool);
     if (rc) return rc;
     if ((rc = unit_check(unit))) return rc;
-    /* Only a ready unit that sits in no pool and in no inbox may move:
-     * weft_pool_pop() hands out exactly those. */
-    if (unit->kind == KIND_SCHED || unit->in_pool ||
-        atomic_load(&unit->state) != WEFT_STATE_READY || unit->pool != NULL)
-        return WEFT_ERR_STATE;
-    unit_set_pool(unit, pool);
+    /* Only a unit the program holds (weft_pool_pop handed it out: ready,
+     * in no pool, in no inbox) may move; once, and not after weft_finalize
+     * adopted it. */
+    if (!unit_claim_held(unit, pool)) return WEFT_ERR_STATE;
     unit_deliver(WEFT_TLS(weft_tls_xs), unit);
     return WEFT_OK;
 }
@@ -431,7 +497,7 @@ int weft_pool_pop(weft_pool pool, weft_thread *unit)
     if (!unit) return WEFT_ERR_INVALID;
     if ((rc = pool_local_access(pool))) return rc;
     struct weft_unit_s *u = pool_pop_unit(pool, WEFT_TLS(weft_tls_xs));
-    if (u) unit_set_pool(u, NULL); /* held by the caller until pushed again */
+    if (u) unit_set_pool(u, UNIT_HELD); /* held by the caller until pushed again */
     *unit = u;
     return WEFT_OK;
 }
@@ -481,7 +547,7 @@ int weft_pool_pop_many(weft_pool pool, int max, weft_thread *units, int *n)
     *n = 0;
     if ((rc = pool_local_access(pool))) return rc;
     int got = pool_pop_batch(pool, WEFT_TLS(weft_tls_xs), max, units);
-    for (int i = 0; i < got; i++) unit_set_pool(units[i], NULL); /* held by the caller until pushed again */
+    for (int i = 0; i < got; i++) unit_set_pool(units[i], UNIT_HELD); /* held by the caller until pushed again */
     *n = got;
     return WEFT_OK;
 }
@@ -506,7 +572,7 @@ int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit)
             u->in_pool = 0;
             pool->size--;
         }
-        if (u) unit_set_pool(u, NULL);
+        if (u) unit_set_pool(u, UNIT_HELD);
         *unit = u;
         return WEFT_OK;
     }
@@ -518,7 +584,7 @@ int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit)
         if ((rc = pool_access_from(pool, xs))) return rc;
         struct weft_unit_s *u = pool_pop_unit(pool, xs);
         if (u) {
-            unit_set_pool(u, NULL);
+            unit_set_pool(u, UNIT_HELD);
             *unit = u;
             return WEFT_OK;
         }

@@ -325,8 +325,10 @@ void weft_assert_fail(const char *what, const char *file, int line)
  * could add one or still reads one. `ext_active` is read first: once it is
  * 0 with `closing` raised, no plain thread adds a unit any more, so a zero
  * count of live units that follows is final. Units that no stream can run
- * (in a pool no scheduler serves: a freed stream's, a user pool never
- * attached) are moved to the primary stream when nothing moves. */
+ * are moved to the primary stream when nothing moves: those in a pool no
+ * scheduler serves (a freed stream's, a user pool never attached, a pool
+ * only schedulers stacked out of reach would serve), then those the
+ * program took out of pools and never gave back. */
 static void finalize_run_all(void)
 {
     uint64_t last = 0, since = 0;
@@ -339,7 +341,10 @@ static void finalize_run_all(void)
                 last = live;
                 since = now;
             } else if (now - since > ORPHAN_WAIT_NS) {
-                pools_adopt_orphans(weft_g.primary);
+                /* Units in pools no scheduler serves; when there are none,
+                 * units the program popped and holds (a push or run that
+                 * comes later gets WEFT_ERR_STATE). */
+                if (!pools_adopt_orphans(weft_g.primary)) units_adopt_held(weft_g.primary);
                 /* ULTs waiting for a stack: one tries again (unit.c). */
                 if (atomic_load(&weft_g.stack_waiters)) stack_waiters_wake(weft_g.primary, 1);
                 since = now;

@@ -63,6 +63,63 @@ void sched_detach(struct weft_sched_s *s)
     atomic_store(&s->xs, NULL);
 }
 
+/* ---------- the registry of live schedulers ---------- */
+
+static struct weft_sched_s *g_scheds; /* under g_scheds_lock */
+static _Atomic uint32_t g_scheds_lock;
+
+static void sched_register(struct weft_sched_s *s)
+{
+    spin_lock(&g_scheds_lock);
+    s->reg_next = g_scheds;
+    s->reg_pprev = &g_scheds;
+    if (g_scheds) g_scheds->reg_pprev = &s->reg_next;
+    g_scheds = s;
+    spin_unlock(&g_scheds_lock);
+}
+
+static void sched_unregister(struct weft_sched_s *s)
+{
+    spin_lock(&g_scheds_lock);
+    if (s->reg_pprev) {
+        *s->reg_pprev = s->reg_next;
+        if (s->reg_next) s->reg_next->reg_pprev = s->reg_pprev;
+        s->reg_pprev = NULL;
+    }
+    spin_unlock(&g_scheds_lock);
+}
+
+/* For weft_finalize (pool.c, under the pools' registry lock, which comes
+ * first). A scheduler that starts meanwhile may still be reported. */
+void scheds_each_pending(void (*fn)(struct weft_sched_s *s, struct weft_pool_s *at, void *ctx), void *ctx)
+{
+    spin_lock(&g_scheds_lock);
+    for (struct weft_sched_s *s = g_scheds; s; s = s->reg_next) {
+        struct weft_unit_s *u = atomic_load_explicit(&s->stacked, memory_order_relaxed);
+        if (u && atomic_load(&s->xs) == SCHED_XS_CLAIMED) fn(s, unit_get_pool(u), ctx);
+    }
+    spin_unlock(&g_scheds_lock);
+}
+
+/* Held across fork(), after the pools' registry lock (fork.c). */
+void scheds_fork_lock(void)
+{
+    spin_lock(&g_scheds_lock);
+}
+
+void scheds_fork_unlock(void)
+{
+    spin_unlock(&g_scheds_lock);
+}
+
+/* The child of a live runtime: the parent's schedulers leave the registry
+ * with its pools (pools_fork_abandon); their memory stays. */
+void scheds_fork_abandon(void)
+{
+    for (struct weft_sched_s *s = g_scheds; s; s = s->reg_next) s->reg_pprev = NULL;
+    g_scheds = NULL;
+}
+
 static int sched_new(int npools, struct weft_pool_s *const *pools, struct weft_sched_s **out)
 {
     struct weft_sched_s *s = obj_alloc(sizeof *s);
@@ -75,6 +132,7 @@ static int sched_new(int npools, struct weft_pool_s *const *pools, struct weft_s
         atomic_fetch_add(&pools[i]->n_listed, 1);
     }
     atomic_store(&s->magic, MAGIC_SCHED);
+    sched_register(s);
     *out = s;
     return WEFT_OK;
 }
@@ -82,6 +140,7 @@ static int sched_new(int npools, struct weft_pool_s *const *pools, struct weft_s
 void sched_destroy(struct weft_sched_s *s)
 {
     atomic_store(&s->magic, MAGIC_DEAD);
+    sched_unregister(s);
     for (int i = 0; i < s->npools; i++) atomic_fetch_sub(&s->pools[i]->n_listed, 1);
     if (s->runtime_owned) {
         for (int i = 0; i < s->npools; i++) {
@@ -237,6 +296,7 @@ void sched_yield_parent(struct weft_xstream_s *xs)
     s->since_event = 0;
     unit_leave_ready(xs, self);
     xs = self->xs;
+    atomic_store_explicit(&s->stacked, NULL, memory_order_relaxed);
     s->parent = xs->sched;
     s->parent_unit = xs->sched_unit;
     xs->sched = s;
@@ -370,11 +430,7 @@ int weft_sched_run_unit(weft_sched s, weft_thread u, weft_pool pool)
     if (rc) return rc;
     s->idle_n = 0;
     if ((rc = unit_check(u)) || (rc = pool_check(pool))) return rc;
-    if (u->kind == KIND_SCHED || u->in_pool || u->pool ||
-        atomic_load_explicit(&u->state, memory_order_relaxed) != WEFT_STATE_READY ||
-        atomic_load_explicit(&u->jw, memory_order_acquire) == JW_DONE)
-        return WEFT_ERR_STATE;
-    unit_set_pool(u, pool);
+    if (!unit_claim_held(u, pool)) return WEFT_ERR_STATE; /* not held: in a pool, running, ended */
     unit_dispatch(xs, u);
     sched_housekeep(xs);
     return WEFT_OK;

@@ -171,6 +171,28 @@ void slab_cache_flush(struct weft_xstream_s *xs)
     pthread_mutex_unlock(&weft_g.lock);
 }
 
+/* weft_finalize(), when nothing moves: the units the program took out of
+ * pools with weft_pool_pop() and its kin and still holds. Each is claimed
+ * for `dest` (unit_claim_held: exactly once, against a push or run racing
+ * this) and returned as a list linked through `next`. Reads of other
+ * streams' descriptors are atomic: the magic word, then the pool. */
+struct weft_unit_s *slabs_claim_held(struct weft_pool_s *dest)
+{
+    struct weft_unit_s *list = NULL;
+    pthread_mutex_lock(&weft_g.lock);
+    for (struct slab *s = g_slabs; s; s = s->next)
+        for (size_t i = 0; i < SLAB_UNITS; i++) {
+            struct weft_unit_s *u = &s->units[i];
+            if (atomic_load_explicit(&u->magic, memory_order_acquire) != MAGIC_UNIT ||
+                __atomic_load_n(&u->pool, __ATOMIC_RELAXED) != UNIT_HELD || !unit_claim_held(u, dest))
+                continue;
+            u->next = list; /* held, it is in no pool: the link is free */
+            list = u;
+        }
+    pthread_mutex_unlock(&weft_g.lock);
+    return list;
+}
+
 /* weft_finalize(), all streams gone: every descriptor dead and without a
  * stack; the slabs are kept for the next runtime (a stale handle still
  * reads "dead"). */

@@ -595,6 +595,7 @@ int unit_create_stacked(struct weft_pool_s *p, void (*fn)(void *), struct weft_s
     int rc = unit_create(p, fn, s, &a, true, NULL, &u);
     if (rc) return rc;
     u->kind = KIND_STACKED;
+    atomic_store_explicit(&s->stacked, u, memory_order_relaxed); /* finalize's look at it: sched.c */
     unit_deliver(WEFT_TLS(weft_tls_xs), u);
     return WEFT_OK;
 }
