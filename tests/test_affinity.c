@@ -61,6 +61,21 @@ int main(void)
     CHECK(sched_getaffinity(0, sizeof now, &now) == 0);
     CHECK(CPU_EQUAL(&now, &one));
 
+    /* The topology weft_config_init() loaded under the whole mask is not
+     * the one weft_init() uses once the mask is narrower. */
+    CHECK(sched_setaffinity(0, sizeof all, &all) == 0);
+    CHECK_OK(weft_config_init(&cfg));
+    CHECK(sched_setaffinity(0, sizeof one, &one) == 0);
+    cfg.num_xstreams = 2;
+    cfg.bind = 1;
+    CHECK_OK(weft_init(&cfg));
+    CHECK(main_cpu() == last);
+    CHECK_OK(weft_xstream_get(1, &x1));
+    CHECK_OK(weft_xstream_get_cpubind(x1, &cpu));
+    CHECK(cpu == last);
+    CHECK_RC(weft_xstream_set_cpubind(x1, other), WEFT_ERR_INVALID);
+    CHECK_OK(weft_finalize());
+
     /* The default leaves every stream unbound (README: binding on a shared
      * machine), whatever the count; WEFT_BIND=1 binds. */
     if (!getenv("WEFT_BIND")) {

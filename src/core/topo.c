@@ -112,12 +112,37 @@ int topo_hwloc_load(hwloc_topology_t *t, bool restrict_to_caller)
     return WEFT_OK;
 }
 
+/* The topology weft_config_init() loaded to count the cores (under
+ * g_topo_lock), kept for weft_init(), which takes it when the calling
+ * thread's mask is still the one it was cut down to: a load is ~1 ms, a
+ * fifth of an OpenMP program's start. */
+static hwloc_topology_t g_spare;
+static int g_spare_ok;
+static cpu_set_t g_spare_mask;
+
+/* The caller's CPU mask (all zero when it cannot be read). */
+static void caller_mask(cpu_set_t *m)
+{
+    if (sched_getaffinity(0, sizeof *m, m) != 0) CPU_ZERO(m);
+}
+
 int topo_init(void)
 {
     allowed_save();
     hwloc_topology_t t;
-    int rc = topo_load(&t);
-    if (rc) return rc;
+    cpu_set_t mask;
+    caller_mask(&mask);
+    pthread_mutex_lock(&g_topo_lock);
+    bool spare = g_spare_ok && CPU_EQUAL(&mask, &g_spare_mask);
+    if (spare) {
+        t = g_spare;
+        g_spare_ok = 0;
+    }
+    pthread_mutex_unlock(&g_topo_lock);
+    if (!spare) {
+        int rc = topo_load(&t);
+        if (rc) return rc;
+    }
     pthread_mutex_lock(&g_topo_lock);
     g_topo = t;
     g_topo_ok = 1;
@@ -156,10 +181,20 @@ int topo_count_cores(void)
     pthread_mutex_unlock(&g_topo_lock);
     if (ok) return n;
     hwloc_topology_t t;
+    cpu_set_t mask;
+    caller_mask(&mask);
     if (topo_load(&t) == WEFT_OK) {
         n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
         if (n <= 0) n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
-        hwloc_topology_destroy(t);
+        /* Kept for weft_init() (the newest, for its mask). */
+        pthread_mutex_lock(&g_topo_lock);
+        hwloc_topology_t old = g_spare;
+        bool drop = g_spare_ok;
+        g_spare = t;
+        g_spare_mask = mask;
+        g_spare_ok = 1;
+        pthread_mutex_unlock(&g_topo_lock);
+        if (drop) hwloc_topology_destroy(old);
     }
     return n;
 }
