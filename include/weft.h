@@ -203,9 +203,11 @@ WEFT_API int weft_init(const weft_config *cfg);
  * once no unit has ended for 2 ms: first those in pools that no scheduler
  * serves (the pool of a freed stream, a pool never attached, pools served
  * only by stacked schedulers that no running scheduler can reach, such as
- * two stacked on each other's pools), then units taken out of pools with
- * weft_pool_pop() and its kin and never given back (a weft_pool_push() or
- * weft_sched_run_unit() of one after that returns WEFT_ERR_STATE). Once it has
+ * two stacked on each other's pools); then, once every unit left is one
+ * taken out of a pool with weft_pool_pop() or its kin and not given back,
+ * and they stay so for 100 ms, those units (a weft_pool_push() or
+ * weft_sched_run_unit() of one after that returns WEFT_ERR_STATE). A unit
+ * held while other units live is left to the program. Once it has
  * begun, plain threads may add no units or streams: their create,
  * revive and weft_xstream_create calls return WEFT_ERR_STATE (and
  * WEFT_ERR_UNINIT after it returns); units may create as they please until
@@ -458,8 +460,8 @@ WEFT_API int weft_pool_push(weft_pool pool, weft_thread unit);
 
 /* Take the next ready unit out of the pool; *unit is WEFT_THREAD_NULL when
  * the pool is empty. The caller now holds the unit and must push it to a
- * pool (or run it, from a scheduler) for it to run; one still held when
- * weft_finalize() finds nothing else to run is run by it.
+ * pool (or run it, from a scheduler) for it to run; units still held when
+ * they are all weft_finalize() has left are run by it (see there).
  * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID, WEFT_ERR_POOL_ACCESS.
  * Context: any. */
 WEFT_API int weft_pool_pop(weft_pool pool, weft_thread *unit);

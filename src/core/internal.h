@@ -376,17 +376,20 @@ struct weft_timer {
 /* Release/acquire: who sees a unit's new pool also sees what the stream
  * that moved it wrote before (its in_pool, popped from the old pool). */
 /* unit->pool of a ready unit that the program took out of its pool
- * (weft_pool_pop and its kin) and holds. Only those calls write it, and
- * a held unit cannot end, so a descriptor whose pool reads UNIT_HELD is
- * held now, whatever life of it an observer saw before: whoever changes
- * it by compare-and-swap (unit_claim_held) owns the unit. */
+ * (weft_pool_pop and its kin) and holds; UNIT_HELD_SEEN once weft_finalize
+ * has seen it held (it takes a unit only if it stays so). Only those calls
+ * and finalize write them, and a held unit cannot end, so a descriptor
+ * whose pool reads one of them is held now, whatever life of it an
+ * observer saw before: whoever changes it by compare-and-swap
+ * (unit_claim_held) owns the unit. */
 #define UNIT_HELD ((struct weft_pool_s *)(uintptr_t)1)
+#define UNIT_HELD_SEEN ((struct weft_pool_s *)(uintptr_t)2)
 
 /* NULL for a held unit: no pool holds it. */
 static inline struct weft_pool_s *unit_get_pool(struct weft_unit_s *u)
 {
     struct weft_pool_s *p = __atomic_load_n(&u->pool, __ATOMIC_ACQUIRE);
-    return p == UNIT_HELD ? NULL : p;
+    return (uintptr_t)p <= (uintptr_t)UNIT_HELD_SEEN ? NULL : p;
 }
 
 static inline void unit_set_pool(struct weft_unit_s *u, struct weft_pool_s *p)
@@ -398,8 +401,10 @@ static inline void unit_set_pool(struct weft_unit_s *u, struct weft_pool_s *p)
  * program pushing or running it back, or weft_finalize adopting it). */
 static inline bool unit_claim_held(struct weft_unit_s *u, struct weft_pool_s *p)
 {
-    struct weft_pool_s *held = UNIT_HELD;
-    return __atomic_compare_exchange_n(&u->pool, &held, p, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+    struct weft_pool_s *v = __atomic_load_n(&u->pool, __ATOMIC_RELAXED);
+    while (v == UNIT_HELD || v == UNIT_HELD_SEEN)
+        if (__atomic_compare_exchange_n(&u->pool, &v, p, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) return true;
+    return false;
 }
 
 static inline int unit_check(struct weft_unit_s *u)
@@ -508,7 +513,7 @@ WEFT_HIDDEN void pool_own(struct weft_pool_s *p, struct weft_xstream_s *xs);
 WEFT_HIDDEN void pool_disown(struct weft_pool_s *p, struct weft_xstream_s *xs);
 WEFT_HIDDEN void pool_retire(struct weft_pool_s *p);
 WEFT_HIDDEN size_t pools_adopt_orphans(struct weft_xstream_s *xs);
-WEFT_HIDDEN size_t units_adopt_held(struct weft_xstream_s *xs);
+WEFT_HIDDEN size_t units_adopt_held(struct weft_xstream_s *xs, uint64_t live, bool take);
 
 /* sched.c */
 WEFT_HIDDEN int sched_check(struct weft_sched_s *s);
@@ -524,7 +529,10 @@ WEFT_HIDDEN void sched_main_loop(struct weft_xstream_s *xs);
 WEFT_HIDDEN struct weft_pool_s *sched_migration_pool(struct weft_sched_s *s);
 WEFT_HIDDEN void sched_yield_parent(struct weft_xstream_s *xs);
 /* Each scheduler stacked by weft_pool_add_sched that has not started, with
- * the pool its unit waits in (NULL when the program holds the unit). */
+ * the pool its unit waits in (NULL when the program holds the unit); under
+ * scheds_pending_lock(), which keeps them from starting. */
+WEFT_HIDDEN void scheds_pending_lock(void);
+WEFT_HIDDEN void scheds_pending_unlock(void);
 WEFT_HIDDEN void scheds_each_pending(void (*fn)(struct weft_sched_s *s, struct weft_pool_s *at, void *ctx), void *ctx);
 
 /* unit.c: blocking for the sync layer (src/sync/waitq.h) */
@@ -620,7 +628,8 @@ WEFT_HIDDEN void stacks_finalize(void);
 WEFT_HIDDEN void stacks_fork_abandon(void);
 /* slab.c */
 WEFT_HIDDEN void slab_cache_flush(struct weft_xstream_s *xs);
-WEFT_HIDDEN struct weft_unit_s *slabs_claim_held(struct weft_pool_s *dest);
+enum held_scan { HELD_COUNT, HELD_MARK, HELD_TAKE };
+WEFT_HIDDEN struct weft_unit_s *slabs_scan_held(enum held_scan mode, struct weft_pool_s *dest, size_t *held);
 WEFT_HIDDEN void slabs_finalize(void);
 WEFT_HIDDEN void slabs_fork_abandon(void);
 /* obj.c: handle objects other than units and streams (pools, schedulers,

@@ -255,7 +255,8 @@ static void pending_unmark(struct weft_sched_s *s, struct weft_pool_s *at, void 
 
 static void pending_reach(struct weft_sched_s *s, struct weft_pool_s *at, void *changed)
 {
-    if (s->reached || !at || at->adopt_mark <= 0) return;
+    /* A unit the program holds may be pushed or run back: reached. */
+    if (s->reached || (at && at->adopt_mark <= 0)) return;
     s->reached = 1;
     *(bool *)changed = true;
     for (int i = 0; i < s->npools; i++) s->pools[i]->adopt_mark++;
@@ -267,8 +268,12 @@ static void pending_reach(struct weft_sched_s *s, struct weft_pool_s *at, void *
 static size_t pools_empty_unreached(struct weft_xstream_s *xs, struct weft_pool_s *dest, struct weft_unit_s **moved)
 {
     size_t n = 0;
-    for (struct weft_pool_s *p = g_pools; p; p = p->reg_next) p->adopt_mark = atomic_load(&p->n_scheds);
+    /* No pending scheduler starts meanwhile. Those stacked meanwhile are
+     * not reported but counted in n_scheds, read after: served. */
+    scheds_pending_lock();
+    for (struct weft_pool_s *p = g_pools; p; p = p->reg_next) p->adopt_mark = 0;
     scheds_each_pending(pending_unmark, NULL);
+    for (struct weft_pool_s *p = g_pools; p; p = p->reg_next) p->adopt_mark += atomic_load(&p->n_scheds);
     bool changed;
     do {
         changed = false;
@@ -276,6 +281,7 @@ static size_t pools_empty_unreached(struct weft_xstream_s *xs, struct weft_pool_
     } while (changed);
     for (struct weft_pool_s *p = g_pools; p; p = p->reg_next)
         if (p != dest && p->adopt_mark <= 0 && pool_count(p) > 0) n += pool_empty_into(p, xs, moved);
+    scheds_pending_unlock();
     return n;
 }
 
@@ -304,19 +310,29 @@ size_t pools_adopt_orphans(struct weft_xstream_s *xs)
     return n;
 }
 
-/* weft_finalize(), when nothing moved even so: the units the program took
- * out of pools and still holds run on the primary stream. A push or run of
- * one of them that loses the race to this gets WEFT_ERR_STATE. */
-size_t units_adopt_held(struct weft_xstream_s *xs)
+/* weft_finalize(), when nothing moved even so: units the program took out
+ * of pools and still holds. With `take`, when they are all the `live`
+ * units there are (no other unit could give one back), those held since
+ * the previous call run on the primary stream; a push or run of one of
+ * them that loses the race to this gets WEFT_ERR_STATE. Otherwise they
+ * are marked for the next call. Returns how many are held. */
+size_t units_adopt_held(struct weft_xstream_s *xs, uint64_t live, bool take)
 {
     struct weft_pool_s *dest = sched_migration_pool(xs_main_sched(xs));
-    struct weft_unit_s *u = slabs_claim_held(dest), *next;
-    size_t n = 0;
-    for (; u; u = next, n++) {
-        next = u->next;
-        u->next = NULL;
-        unit_deliver(xs, u);
+    size_t n;
+    if (take) {
+        slabs_scan_held(HELD_COUNT, NULL, &n);
+        if (n == live) {
+            struct weft_unit_s *u = slabs_scan_held(HELD_TAKE, dest, &n), *next;
+            for (; u; u = next) {
+                next = u->next;
+                u->next = NULL;
+                unit_deliver(xs, u);
+            }
+            return n;
+        }
     }
+    slabs_scan_held(HELD_MARK, NULL, &n);
     return n;
 }
 

@@ -25,6 +25,9 @@ static pthread_mutex_t g_init_lock = PTHREAD_MUTEX_INITIALIZER;
 /* How long finalize waits without any unit ending before it looks for
  * units in pools no scheduler serves. */
 #define ORPHAN_WAIT_NS (2 * 1000 * 1000ull)
+/* How long units the program took out of pools must stay held, with no
+ * other unit left, before finalize runs them. */
+#define HELD_WAIT_NS (100 * 1000 * 1000ull)
 
 const char *weft_strerror(int err)
 {
@@ -327,11 +330,12 @@ void weft_assert_fail(const char *what, const char *file, int line)
  * count of live units that follows is final. Units that no stream can run
  * are moved to the primary stream when nothing moves: those in a pool no
  * scheduler serves (a freed stream's, a user pool never attached, a pool
- * only schedulers stacked out of reach would serve), then those the
- * program took out of pools and never gave back. */
+ * only schedulers stacked out of reach would serve); then, when no other
+ * unit is left, those the program took out of pools and kept for
+ * HELD_WAIT_NS. */
 static void finalize_run_all(void)
 {
-    uint64_t last = 0, since = 0;
+    uint64_t last = 0, since = 0, held_at = 0;
     for (;;) {
         if (atomic_load(&weft_g.ext_active) == 0) {
             uint64_t live = units_live();
@@ -340,11 +344,16 @@ static void finalize_run_all(void)
             if (live != last || !since) {
                 last = live;
                 since = now;
+                held_at = 0;
             } else if (now - since > ORPHAN_WAIT_NS) {
                 /* Units in pools no scheduler serves; when there are none,
-                 * units the program popped and holds (a push or run that
+                 * units the program took out of pools and holds, if they
+                 * are all that is left and stay held (a push or run that
                  * comes later gets WEFT_ERR_STATE). */
-                if (!pools_adopt_orphans(weft_g.primary)) units_adopt_held(weft_g.primary);
+                if (!pools_adopt_orphans(weft_g.primary) && (!held_at || now - held_at >= HELD_WAIT_NS)) {
+                    units_adopt_held(weft_g.primary, live, held_at != 0);
+                    held_at = now;
+                }
                 /* ULTs waiting for a stack: one tries again (unit.c). */
                 if (atomic_load(&weft_g.stack_waiters)) stack_waiters_wake(weft_g.primary, 1);
                 since = now;

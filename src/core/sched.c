@@ -90,15 +90,25 @@ static void sched_unregister(struct weft_sched_s *s)
 }
 
 /* For weft_finalize (pool.c, under the pools' registry lock, which comes
- * first). A scheduler that starts meanwhile may still be reported. */
-void scheds_each_pending(void (*fn)(struct weft_sched_s *s, struct weft_pool_s *at, void *ctx), void *ctx)
+ * first): while it holds this lock, no stacked scheduler starts
+ * (stacked_main). */
+void scheds_pending_lock(void)
 {
     spin_lock(&g_scheds_lock);
+}
+
+void scheds_pending_unlock(void)
+{
+    spin_unlock(&g_scheds_lock);
+}
+
+/* Its pools were counted as used (n_scheds) before `stacked` was set. */
+void scheds_each_pending(void (*fn)(struct weft_sched_s *s, struct weft_pool_s *at, void *ctx), void *ctx)
+{
     for (struct weft_sched_s *s = g_scheds; s; s = s->reg_next) {
-        struct weft_unit_s *u = atomic_load_explicit(&s->stacked, memory_order_relaxed);
+        struct weft_unit_s *u = atomic_load_explicit(&s->stacked, memory_order_acquire);
         if (u && atomic_load(&s->xs) == SCHED_XS_CLAIMED) fn(s, unit_get_pool(u), ctx);
     }
-    spin_unlock(&g_scheds_lock);
 }
 
 /* Held across fork(), after the pools' registry lock (fork.c). */
@@ -296,7 +306,6 @@ void sched_yield_parent(struct weft_xstream_s *xs)
     s->since_event = 0;
     unit_leave_ready(xs, self);
     xs = self->xs;
-    atomic_store_explicit(&s->stacked, NULL, memory_order_relaxed);
     s->parent = xs->sched;
     s->parent_unit = xs->sched_unit;
     xs->sched = s;
@@ -499,8 +508,11 @@ static void stacked_main(void *arg)
     struct weft_unit_s *self = xs->cur;
     /* Its private pools belong to the stream it runs on; the unit is not
      * migratable, so that stays true. */
+    spin_lock(&g_scheds_lock); /* not while finalize looks at pending ones and empties their pools */
     for (int i = 0; i < s->npools; i++) pool_take_owner(s->pools[i], xs, i == 0);
+    atomic_store_explicit(&s->stacked, NULL, memory_order_relaxed);
     atomic_store(&s->xs, xs);
+    spin_unlock(&g_scheds_lock);
     s->parent = xs->sched;
     s->parent_unit = xs->sched_unit;
     s->since_event = 0;

@@ -172,24 +172,37 @@ void slab_cache_flush(struct weft_xstream_s *xs)
 }
 
 /* weft_finalize(), when nothing moves: the units the program took out of
- * pools with weft_pool_pop() and its kin and still holds. Each is claimed
- * for `dest` (unit_claim_held: exactly once, against a push or run racing
- * this) and returned as a list linked through `next`. Reads of other
- * streams' descriptors are atomic: the magic word, then the pool. */
-struct weft_unit_s *slabs_claim_held(struct weft_pool_s *dest)
+ * pools with weft_pool_pop() and its kin and still holds. Counts them in
+ * *held; HELD_MARK marks each as seen (UNIT_HELD_SEEN); HELD_TAKE claims
+ * for `dest` those seen by an earlier HELD_MARK and held ever since (a push
+ * and a new pop in between make it plain held again) and returns them as
+ * a list linked through `next`. A claim is a compare-and-swap
+ * (unit_claim_held): exactly once, against a push or run racing this.
+ * Reads of other streams' descriptors are atomic: the magic word, then
+ * the pool. */
+struct weft_unit_s *slabs_scan_held(enum held_scan mode, struct weft_pool_s *dest, size_t *held)
 {
     struct weft_unit_s *list = NULL;
+    size_t n = 0;
     pthread_mutex_lock(&weft_g.lock);
     for (struct slab *s = g_slabs; s; s = s->next)
         for (size_t i = 0; i < SLAB_UNITS; i++) {
             struct weft_unit_s *u = &s->units[i];
-            if (atomic_load_explicit(&u->magic, memory_order_acquire) != MAGIC_UNIT ||
-                __atomic_load_n(&u->pool, __ATOMIC_RELAXED) != UNIT_HELD || !unit_claim_held(u, dest))
-                continue;
-            u->next = list; /* held, it is in no pool: the link is free */
-            list = u;
+            if (atomic_load_explicit(&u->magic, memory_order_acquire) != MAGIC_UNIT) continue;
+            struct weft_pool_s *v = __atomic_load_n(&u->pool, __ATOMIC_RELAXED);
+            if (v != UNIT_HELD && v != UNIT_HELD_SEEN) continue;
+            n++;
+            if (mode == HELD_MARK && v == UNIT_HELD) {
+                /* release: the claimer's acquire then orders its plain reads of the field after this */
+                __atomic_compare_exchange_n(&u->pool, &v, UNIT_HELD_SEEN, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+            } else if (mode == HELD_TAKE && v == UNIT_HELD_SEEN &&
+                       __atomic_compare_exchange_n(&u->pool, &v, dest, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+                u->next = list; /* held, it is in no pool: the link is free */
+                list = u;
+            }
         }
     pthread_mutex_unlock(&weft_g.lock);
+    *held = n;
     return list;
 }
 

@@ -542,7 +542,7 @@ static inline __attribute__((always_inline)) int unit_create_in(struct weft_xstr
         }
     }
     u->xs = NULL;
-    u->pool = p;
+    __atomic_store_n(&u->pool, p, __ATOMIC_RELAXED); /* finalize may be reading it (slab.c) */
     u->next = NULL;
     u->kind = ult ? KIND_ULT : KIND_TASKLET;
     u->in_pool = 0;
@@ -595,7 +595,7 @@ int unit_create_stacked(struct weft_pool_s *p, void (*fn)(void *), struct weft_s
     int rc = unit_create(p, fn, s, &a, true, NULL, &u);
     if (rc) return rc;
     u->kind = KIND_STACKED;
-    atomic_store_explicit(&s->stacked, u, memory_order_relaxed); /* finalize's look at it: sched.c */
+    atomic_store_explicit(&s->stacked, u, memory_order_release); /* for finalize, after n_scheds: sched.c */
     unit_deliver(WEFT_TLS(weft_tls_xs), u);
     return WEFT_OK;
 }
