@@ -654,23 +654,23 @@ CASE(thread_create_to_stale_xs, WEFT_ERR_HANDLE)
     S(weft_xstream_free(&xs));
     return weft_thread_create_to(keep, nothing, NULL, NULL, &t);
 }
+/* A stream created and joined (not freed): its handle is valid, it runs nothing. */
+static weft_xstream joined_xs(void)
+{
+    weft_xstream xs;
+    start(1);
+    if (weft_xstream_create(WEFT_SCHED_NULL, &xs) != WEFT_OK || weft_xstream_join(xs) != WEFT_OK) abort();
+    return xs;
+}
 CASE(thread_create_to_joined_xs, WEFT_ERR_STATE)
 {
     weft_thread t;
-    weft_xstream xs;
-    start(1);
-    S(weft_xstream_create(WEFT_SCHED_NULL, &xs));
-    S(weft_xstream_join(xs));
-    return weft_thread_create_to(xs, nothing, NULL, NULL, &t);
+    return weft_thread_create_to(joined_xs(), nothing, NULL, NULL, &t);
 }
 CASE(tasklet_create_to_joined_xs, WEFT_ERR_STATE)
 {
     weft_thread t;
-    weft_xstream xs;
-    start(1);
-    S(weft_xstream_create(WEFT_SCHED_NULL, &xs));
-    S(weft_xstream_join(xs));
-    return weft_tasklet_create_to(xs, nothing, NULL, &t);
+    return weft_tasklet_create_to(joined_xs(), nothing, NULL, &t);
 }
 CASE(tasklet_create_null_fn, WEFT_ERR_INVALID)
 {
