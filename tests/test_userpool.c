@@ -53,6 +53,18 @@ static void edf_remove(void *state, weft_thread u)
 
 static void edf_free(void *state) { ((struct edf *)state)->freed = 1; }
 
+/* A pool whose pop makes and frees a pool of its own: finalize empties
+ * a pool nobody serves without holding a lock such calls take. */
+static int fussy_pops;
+static weft_thread fussy_pop(void *state)
+{
+    weft_pool tmp;
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &tmp));
+    CHECK_OK(weft_pool_free(&tmp));
+    fussy_pops++;
+    return edf_pop(state);
+}
+
 static void run_job(void *arg)
 {
     struct job *j = arg;
@@ -243,7 +255,20 @@ int main(void)
     CHECK_OK(weft_thread_free(&tt[1]));
     CHECK(ran == 1);
     CHECK_OK(weft_pool_free(&p));
+
+    /* Units left in a user pool nobody serves run at finalize, although its
+     * pop makes and frees pools. */
+    const weft_pool_ops fussy = {.push = edf_push, .pop = fussy_pop, .remove = edf_remove};
+    struct edf e3 = {0};
+    CHECK_OK(weft_pool_create_user(&fussy, &e3, WEFT_POOL_ACCESS_MPMC, &p));
+    n = 0;
+    for (int i = 0; i < 3; i++) {
+        jobs[i] = (struct job){3 - i, order, &n};
+        CHECK_OK(weft_thread_create(p, run_job, &jobs[i], NULL, NULL));
+    }
     CHECK_OK(weft_finalize());
+    CHECK(n == 3 && fussy_pops == 3);
+    CHECK(order[0] == 1 && order[1] == 2 && order[2] == 3);
     printf("userpool: ok\n");
     return 0;
 }

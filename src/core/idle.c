@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "futex.h"
+#include "dlist.h"
 #include "internal.h"
 #include "pool_ops.h"
 #include "sched_pick.h"
@@ -95,10 +96,7 @@ void timer_arm(struct weft_xstream_s *xs, struct weft_timer *t)
     spin_lock(&xs->timer_lock);
     struct weft_timer **pp = &xs->timers;
     while (*pp && (*pp)->deadline <= t->deadline) pp = &(*pp)->next;
-    t->next = *pp;
-    t->pprev = pp;
-    if (*pp) (*pp)->pprev = &t->next;
-    *pp = t;
+    DLIST_INSERT(pp, t, next, pprev);
     t->armed = 1;
     atomic_fetch_add_explicit(&xs->n_timers, 1, memory_order_relaxed);
     spin_unlock(&xs->timer_lock);
@@ -109,8 +107,7 @@ void timer_disarm(struct weft_timer *t)
     struct weft_xstream_s *xs = t->xs;
     spin_lock(&xs->timer_lock);
     if (t->armed) {
-        *t->pprev = t->next;
-        if (t->next) t->next->pprev = t->pprev;
+        DLIST_REMOVE(t, next, pprev);
         t->armed = 0;
         atomic_fetch_sub_explicit(&xs->n_timers, 1, memory_order_relaxed);
     }
@@ -125,8 +122,7 @@ uint64_t timers_expire(struct weft_xstream_s *xs)
     spin_lock(&xs->timer_lock);
     struct weft_timer *t;
     while ((t = xs->timers) && t->deadline <= now) {
-        xs->timers = t->next;
-        if (t->next) t->next->pprev = &xs->timers;
+        DLIST_REMOVE(t, next, pprev); /* the head: t->pprev is &xs->timers */
         t->armed = 0;
         atomic_fetch_sub_explicit(&xs->n_timers, 1, memory_order_relaxed);
         t->fire(t); /* under the lock: see above */

@@ -233,6 +233,7 @@ struct weft_pool_s {
     void *ops_state;
     struct weft_pool_s *reg_next, **reg_pprev; /* every live pool (pool.c: finalize adopts orphans) */
     int adopt_mark;                            /* finalize's, under the registry's lock (pool.c) */
+    struct weft_pool_s *adopt_next;            /* finalize's: the pools it empties (pool.c) */
     /* INCOMING: what other streams pushed, newest first. */
     _Atomic(struct weft_unit_s *) incoming __attribute__((aligned(CACHE_LINE)));
     _Atomic size_t incoming_n;

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dlist.h"
 #include "internal.h"
 #include "sys.h"
 #include "pool_ops.h"
@@ -201,10 +202,7 @@ static _Atomic uint32_t g_pools_lock;
 static void pool_register(struct weft_pool_s *p)
 {
     spin_lock(&g_pools_lock);
-    p->reg_next = g_pools;
-    p->reg_pprev = &g_pools;
-    if (g_pools) g_pools->reg_pprev = &p->reg_next;
-    g_pools = p;
+    DLIST_INSERT(&g_pools, p, reg_next, reg_pprev);
     spin_unlock(&g_pools_lock);
 }
 
@@ -214,8 +212,7 @@ void pool_retire(struct weft_pool_s *p)
     atomic_store(&p->magic, MAGIC_DEAD);
     spin_lock(&g_pools_lock);
     if (p->reg_pprev) {
-        *p->reg_pprev = p->reg_next;
-        if (p->reg_next) p->reg_next->reg_pprev = p->reg_pprev;
+        DLIST_REMOVE(p, reg_next, reg_pprev);
         p->reg_pprev = NULL;
     }
     spin_unlock(&g_pools_lock);
@@ -227,15 +224,37 @@ void pool_retire(struct weft_pool_s *p)
     obj_retire(p, sizeof *p);
 }
 
-/* Pop every ready unit of `p` onto *moved; how many. */
-static size_t pool_empty_into(struct weft_pool_s *p, struct weft_xstream_s *xs, struct weft_unit_s **moved)
+/* Under g_pools_lock: `p` is to be emptied by finalize once the lock is
+ * let go (a user pool's pop may create or free pools). Listed, it cannot
+ * be freed meanwhile (weft_pool_free looks at n_listed after it marks the
+ * pool dead, and the pool is retired under the lock only). */
+static void pool_pin(struct weft_pool_s *p, struct weft_pool_s **pinned)
+{
+    atomic_fetch_add(&p->n_listed, 1);
+    if (atomic_load(&p->magic) != MAGIC_POOL) { /* being freed */
+        atomic_fetch_sub(&p->n_listed, 1);
+        return;
+    }
+    p->adopt_next = *pinned;
+    *pinned = p;
+}
+
+/* Pop every ready unit of the pinned pools into the list *moved, in the
+ * order each pool gives them, and unpin the pools; how many. */
+static size_t pools_empty_pinned(struct weft_pool_s *pinned, struct weft_xstream_s *xs, struct weft_unit_s **moved)
 {
     size_t n = 0;
-    struct weft_unit_s *u;
-    while ((u = pool_pop_unit(p, xs)) != NULL) {
-        u->next = *moved;
-        *moved = u;
-        n++;
+    struct weft_unit_s **tail = moved;
+    for (struct weft_pool_s *p = pinned, *next; p; p = next) {
+        next = p->adopt_next;
+        struct weft_unit_s *u;
+        while ((u = pool_pop_unit(p, xs)) != NULL) {
+            u->next = NULL;
+            *tail = u;
+            tail = &u->next;
+            n++;
+        }
+        atomic_fetch_sub(&p->n_listed, 1);
     }
     return n;
 }
@@ -262,12 +281,11 @@ static void pending_reach(struct weft_sched_s *s, struct weft_pool_s *at, void *
     for (int i = 0; i < s->npools; i++) s->pools[i]->adopt_mark++;
 }
 
-/* Under g_pools_lock: the units of pools no running scheduler reaches,
- * e.g. two schedulers each stacked on the other's pool and neither on a
- * pool a stream serves. */
-static size_t pools_empty_unreached(struct weft_xstream_s *xs, struct weft_pool_s *dest, struct weft_unit_s **moved)
+/* Under g_pools_lock: pin the pools no running scheduler reaches that
+ * hold units, e.g. two schedulers each stacked on the other's pool and
+ * neither on a pool a stream serves. */
+static void pools_pin_unreached(struct weft_pool_s *dest, struct weft_pool_s **pinned)
 {
-    size_t n = 0;
     /* No pending scheduler starts meanwhile. Those stacked meanwhile are
      * not reported but counted in n_scheds, read after: served. */
     scheds_pending_lock();
@@ -280,9 +298,8 @@ static size_t pools_empty_unreached(struct weft_xstream_s *xs, struct weft_pool_
         scheds_each_pending(pending_reach, &changed);
     } while (changed);
     for (struct weft_pool_s *p = g_pools; p; p = p->reg_next)
-        if (p != dest && p->adopt_mark <= 0 && pool_count(p) > 0) n += pool_empty_into(p, xs, moved);
+        if (p != dest && p->adopt_mark <= 0 && pool_count(p) > 0) pool_pin(p, pinned);
     scheds_pending_unlock();
-    return n;
 }
 
 /* weft_finalize(), from the main ULT on the primary stream `xs`, when no
@@ -296,12 +313,13 @@ size_t pools_adopt_orphans(struct weft_xstream_s *xs)
 {
     struct weft_pool_s *dest = sched_migration_pool(xs_main_sched(xs));
     struct weft_unit_s *moved = NULL, *u;
-    size_t n = 0;
+    struct weft_pool_s *pinned = NULL;
     spin_lock(&g_pools_lock);
     for (struct weft_pool_s *p = g_pools; p; p = p->reg_next)
-        if (p != dest && atomic_load(&p->n_scheds) == 0 && pool_count(p) > 0) n += pool_empty_into(p, xs, &moved);
-    if (n == 0) n = pools_empty_unreached(xs, dest, &moved);
+        if (p != dest && atomic_load(&p->n_scheds) == 0 && pool_count(p) > 0) pool_pin(p, &pinned);
+    if (!pinned) pools_pin_unreached(dest, &pinned);
     spin_unlock(&g_pools_lock);
+    size_t n = pools_empty_pinned(pinned, xs, &moved);
     while ((u = moved)) {
         moved = u->next;
         unit_set_pool(u, dest);
@@ -442,6 +460,10 @@ int weft_pool_free(weft_pool *pool)
         return WEFT_ERR_BUSY;
     uint32_t live = MAGIC_POOL;
     if (!atomic_compare_exchange_strong(&p->magic, &live, MAGIC_DEAD)) return WEFT_ERR_HANDLE; /* freed meanwhile */
+    if (atomic_load(&p->n_listed) > 0) { /* weft_finalize pinned it meanwhile to empty it (pool_pin) */
+        atomic_store(&p->magic, MAGIC_POOL);
+        return WEFT_ERR_BUSY;
+    }
     if (p->kind == POOL_KIND_USER && p->ops.free) p->ops.free(p->ops_state);
     pool_retire(p);
     *pool = NULL;

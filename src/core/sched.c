@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dlist.h"
 #include "internal.h"
 #include "pool_ops.h"
 #include "sched_pick.h"
@@ -71,10 +72,7 @@ static _Atomic uint32_t g_scheds_lock;
 static void sched_register(struct weft_sched_s *s)
 {
     spin_lock(&g_scheds_lock);
-    s->reg_next = g_scheds;
-    s->reg_pprev = &g_scheds;
-    if (g_scheds) g_scheds->reg_pprev = &s->reg_next;
-    g_scheds = s;
+    DLIST_INSERT(&g_scheds, s, reg_next, reg_pprev);
     spin_unlock(&g_scheds_lock);
 }
 
@@ -82,8 +80,7 @@ static void sched_unregister(struct weft_sched_s *s)
 {
     spin_lock(&g_scheds_lock);
     if (s->reg_pprev) {
-        *s->reg_pprev = s->reg_next;
-        if (s->reg_next) s->reg_next->reg_pprev = s->reg_pprev;
+        DLIST_REMOVE(s, reg_next, reg_pprev);
         s->reg_pprev = NULL;
     }
     spin_unlock(&g_scheds_lock);
