@@ -147,6 +147,25 @@ static void parent(void *arg)
     g_done++;
 }
 
+/* On a stream whose main scheduler is user-defined, the _here calls put
+ * the unit in the pool its migration callback names. */
+static weft_pool g_here_pool;
+static void nothing(void *arg) { (void)arg; }
+static void here_maker(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 2; i++) {
+        size_t before, after;
+        weft_thread u;
+        CHECK_OK(weft_pool_size(g_here_pool, &before));
+        if (i) CHECK_OK(weft_thread_create_here(nothing, NULL, NULL, &u));
+        else CHECK_OK(weft_tasklet_create_here(nothing, NULL, &u));
+        CHECK_OK(weft_pool_size(g_here_pool, &after));
+        CHECK(after == before + 1);
+        CHECK_OK(weft_thread_free(&u));
+    }
+}
+
 static void test_user_stream(void)
 {
     struct usched d;
@@ -169,6 +188,9 @@ static void test_user_stream(void)
     for (int i = 0; i < 100; i++) CHECK_OK(weft_thread_create_to(xs, parent, NULL, NULL, &units[i]));
     for (int i = 100; i < 200; i++) CHECK_OK(weft_tasklet_create(pools[0], tick, NULL, &units[i]));
     CHECK_OK(weft_thread_free_many(200, units));
+    g_here_pool = pools[1];
+    CHECK_OK(weft_thread_create(pools[0], here_maker, NULL, NULL, &units[0]));
+    CHECK_OK(weft_thread_free(&units[0]));
     CHECK_OK(weft_xstream_free(&xs));
     CHECK(g_done == 100 * 9 && g_ticks == 100);
     /* Parents (create_to: the migration pool) run at least once each from

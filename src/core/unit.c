@@ -481,8 +481,9 @@ static __attribute__((noinline)) struct weft_unit_s *unit_alloc_for(struct weft_
     return xs && pool_runs_here(xs, p) ? mem_unit_alloc(xs) : mem_unit_alloc_export(xs);
 }
 
-static int unit_create_in(struct weft_xstream_s *xs, struct weft_pool_s *p, void (*fn)(void *), void *arg,
-                          const weft_thread_attr *attr, bool ult, weft_thread *out, struct weft_unit_s **held);
+static int unit_create_in(struct weft_xstream_s *xs, struct weft_pool_s *p, bool pool_known, void (*fn)(void *),
+                          void *arg, const weft_thread_attr *attr, bool ult, weft_thread *out,
+                          struct weft_unit_s **held);
 
 /* A plain thread's create: admitted only while the runtime runs and is not
  * being finalized (runtime.c, ext_enter). */
@@ -493,7 +494,7 @@ static __attribute__((noinline)) int unit_create_ext(struct weft_pool_s *p, void
     if (out) *out = NULL;
     int rc = ext_enter();
     if (rc) return rc;
-    rc = unit_create_in(NULL, p, fn, arg, attr, ult, out, held);
+    rc = unit_create_in(NULL, p, false, fn, arg, attr, ult, out, held);
     ext_leave();
     return rc;
 }
@@ -505,18 +506,20 @@ static inline int unit_create(struct weft_pool_s *p, void (*fn)(void *), void *a
 {
     struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs); /* a stream implies a live runtime */
     if (unlikely(!xs)) return unit_create_ext(p, fn, arg, attr, ult, out, held);
-    return unit_create_in(xs, p, fn, arg, attr, ult, out, held);
+    return unit_create_in(xs, p, false, fn, arg, attr, ult, out, held);
 }
 
+/* pool_known: `p` is a built-in scheduler's pool of a live stream (the
+ * _here calls), which needs no check. */
 static inline __attribute__((always_inline)) int unit_create_in(struct weft_xstream_s *xs, struct weft_pool_s *p,
-                                                                void (*fn)(void *), void *arg,
+                                                                bool pool_known, void (*fn)(void *), void *arg,
                                                                 const weft_thread_attr *attr, bool ult,
                                                                 weft_thread *out, struct weft_unit_s **held)
 {
     if (out) *out = NULL;
     if (!fn) return WEFT_ERR_INVALID;
-    int rc = pool_check(p);
-    if (rc) return rc;
+    int rc;
+    if (!pool_known && (rc = pool_check(p))) return rc;
     size_t stack_size = weft_g.stack_size;
     uint8_t migratable = 1;
     if (attr) {
@@ -631,10 +634,15 @@ int weft_tasklet_create_to(weft_xstream xs, void (*fn)(void *), void *arg, weft_
 
 /* The calling stream's own first pool: no handle to check, no stream to
  * look up but the caller's. */
-static inline struct weft_pool_s *xs_here_pool(struct weft_xstream_s *xs)
+/* Where the _here calls put a unit: the first pool of the stream's main
+ * scheduler; a user-defined one's migration pool, which its callback
+ * chooses (*known = false: checked as any pool given). A built-in
+ * scheduler has at least one pool, which cannot be freed while used. */
+static inline struct weft_pool_s *xs_here_pool(struct weft_xstream_s *xs, bool *known)
 {
     struct weft_sched_s *s = xs_main_sched(xs);
-    return likely(s->policy != SCHED_USER) ? s->pools[0] : sched_migration_pool(s);
+    *known = likely(s->policy != SCHED_USER);
+    return *known ? s->pools[0] : sched_migration_pool(s);
 }
 
 int weft_thread_create_here(void (*fn)(void *), void *arg, const weft_thread_attr *attr, weft_thread *out)
@@ -644,7 +652,9 @@ int weft_thread_create_here(void (*fn)(void *), void *arg, const weft_thread_att
         if (out) *out = NULL;
         return WEFT_ERR_NOT_WEFT;
     }
-    return unit_create_in(xs, xs_here_pool(xs), fn, arg, attr, true, out, NULL);
+    bool known;
+    struct weft_pool_s *p = xs_here_pool(xs, &known);
+    return unit_create_in(xs, p, known, fn, arg, attr, true, out, NULL);
 }
 
 int weft_tasklet_create_here(void (*fn)(void *), void *arg, weft_thread *out)
@@ -654,7 +664,9 @@ int weft_tasklet_create_here(void (*fn)(void *), void *arg, weft_thread *out)
         if (out) *out = NULL;
         return WEFT_ERR_NOT_WEFT;
     }
-    return unit_create_in(xs, xs_here_pool(xs), fn, arg, NULL, false, out, NULL);
+    bool known;
+    struct weft_pool_s *p = xs_here_pool(xs, &known);
+    return unit_create_in(xs, p, known, fn, arg, NULL, false, out, NULL);
 }
 
 /* ---------- yield ---------- */
