@@ -16,11 +16,13 @@
         *(pp) = (o);                                                                                         \
     } while (0)
 
-/* Unlink `o`, which is in a list; its pprev is left stale. */
+/* Unlink `o`, which is in a list; its pprev becomes NULL, so that
+ * `o->pprev != NULL` tells whether it is linked. */
 #define DLIST_REMOVE(o, next, pprev)                                                                         \
     do {                                                                                                     \
         *(o)->pprev = (o)->next;                                                                             \
         if ((o)->next) (o)->next->pprev = (o)->pprev;                                                        \
+        (o)->pprev = NULL;                                                                                   \
     } while (0)
 
 #endif

@@ -211,10 +211,7 @@ void pool_retire(struct weft_pool_s *p)
 {
     atomic_store(&p->magic, MAGIC_DEAD);
     spin_lock(&g_pools_lock);
-    if (p->reg_pprev) {
-        DLIST_REMOVE(p, reg_next, reg_pprev);
-        p->reg_pprev = NULL;
-    }
+    if (p->reg_pprev) DLIST_REMOVE(p, reg_next, reg_pprev);
     spin_unlock(&g_pools_lock);
     for (struct deque_ring *r = atomic_load(&p->ring), *n; r; r = n) {
         n = r->older;

@@ -79,10 +79,7 @@ static void sched_register(struct weft_sched_s *s)
 static void sched_unregister(struct weft_sched_s *s)
 {
     spin_lock(&g_scheds_lock);
-    if (s->reg_pprev) {
-        DLIST_REMOVE(s, reg_next, reg_pprev);
-        s->reg_pprev = NULL;
-    }
+    if (s->reg_pprev) DLIST_REMOVE(s, reg_next, reg_pprev);
     spin_unlock(&g_scheds_lock);
 }
 
