@@ -1,9 +1,13 @@
 #!/bin/sh
-# weft's code reaches its __thread variables only through WEFT_TLS
-# (src/arch/tls.h), which reads the thread pointer afresh: a thread pointer
-# the compiler read itself may be kept across a call after which the ULT
-# runs on another OS thread. So, in the machine code of each library:
-#   x86-64:  every use of %fs is WEFT_TLS's `add %fs:0x0,REG`;
+# weft's code reaches its __thread variables only through WEFT_TLS and
+# WEFT_TLS_ADDR (src/arch/tls.h): a thread pointer the compiler read itself
+# may be kept across a call after which the ULT runs on another OS thread.
+# So, in the machine code of each library:
+#   x86-64:  %fs is used only as the segment of one load or store
+#            (`%fs:(REG)`, `%fs:0x0(REG)`: REG holds the variable's offset,
+#            the thread pointer is that of the instant) or in the
+#            `add %fs:0x0,REG` of WEFT_TLS_ADDR; it is never read into a
+#            register otherwise;
 #   aarch64: every read of TPIDR_EL0 is WEFT_TLS's, followed by its add.
 # A library built with the portable accessors (the ucontext build) has
 # neither. Usage: check_tls.sh OBJDUMP LIB...
@@ -24,7 +28,7 @@ for lib in "$@"; do
         /^[0-9a-f]+ <.*>:$/ { fn = $2; next }
         after_mrs { if ($2 != "add") print fn " " prev; after_mrs = 0 }
         /tpidr_el0/ { after_mrs = 1; prev = $0 }
-        /%fs/ && !/add +%fs:0x0,%[a-z0-9]+$/ { print fn " " $0 }
+        /%fs/ && !/add +%fs:0x0,%[a-z0-9]+$/ && !/%fs:(0x[0-9a-f]+)?\(%[a-z0-9]+\)/ { print fn " " $0 }
     ' "$tmp")
     if [ -n "$out" ]; then
         echo "$lib: the thread pointer used outside WEFT_TLS:"

@@ -5,14 +5,23 @@
  * thread pointer for a constant within a function: gcc on aarch64 reads
  * TPIDR_EL0 once and keeps it in a callee-saved register across calls, so
  * a plain access to a __thread variable after a call that switched reaches
- * the copy of the OS thread the ULT left, now another flow's (x86-64 reads
- * %fs on each access, and hides the fault). WEFT_TLS(v) is this OS
- * thread's copy of `v`, an initial-exec __thread variable with external
- * linkage, from the thread pointer read now: one volatile asm, never
- * merged with another read or moved across a call. It costs what a plain
- * initial-exec access costs, without the reuse. Every access to weft's own
- * __thread variables goes through it, so the compiler never uses the
- * thread pointer in weft's code (tests/check_tls.sh checks the binaries). */
+ * the copy of the OS thread the ULT left, now another flow's. WEFT_TLS(v)
+ * is this OS thread's copy of `v`, an initial-exec __thread variable with
+ * external linkage, as of the access; WEFT_TLS_ADDR(v) its address, from
+ * the thread pointer read now. Every access to weft's own __thread
+ * variables goes through them (tests/check_tls.sh checks the binaries).
+ *
+ *  - aarch64: the thread pointer read in one volatile asm, never merged
+ *    with another read or moved across a call; then a plain load or store.
+ *  - x86-64: WEFT_TLS(v) is the plain access. Each load or store of it is
+ *    one instruction relative to %fs (`mov %fs:(off),reg`), so the thread
+ *    pointer is the one of that instant whatever the compiler keeps; what
+ *    would be stale is the thread pointer itself in a register, and only
+ *    WEFT_TLS_ADDR reads it, afresh (`add %fs:0x0,reg`). check_tls.sh
+ *    refuses any other read of it; the aarch64 build's run of it is the
+ *    one that finds an access made without WEFT_TLS.
+ *  - elsewhere, and in the ucontext build (so that CI runs this path): a
+ *    call the compiler cannot see through returns the address afresh. */
 #ifndef WEFT_ARCH_TLS_H
 #define WEFT_ARCH_TLS_H
 
@@ -33,15 +42,14 @@
     }))
 #elif defined(__x86_64__) && !defined(WEFT_CTX_UCONTEXT)
 #define WEFT_TLS_ACCESSOR(v) _Static_assert(1, "")
-#define WEFT_TLS(v)                                                                                          \
-    (*({                                                                                                     \
+#define WEFT_TLS(v) (v)
+#define WEFT_TLS_ADDR(v)                                                                                     \
+    ({                                                                                                       \
         __typeof__(v) *weft_tls_p_;                                                                          \
         __asm__ volatile("movq " #v "@gottpoff(%%rip), %0\n\taddq %%fs:0, %0" : "=r"(weft_tls_p_));          \
         weft_tls_p_;                                                                                         \
-    }))
+    })
 #else
-/* Portable (and the ucontext build's, so that CI runs this path): a call
- * the compiler cannot see through returns the address afresh. */
 #define WEFT_TLS_ACCESSOR(v)                                                                                 \
     static __attribute__((noinline, unused)) __typeof__(v) *weft_tls_at_##v(void)                            \
     {                                                                                                        \
@@ -51,6 +59,9 @@
     }                                                                                                        \
     _Static_assert(1, "")
 #define WEFT_TLS(v) (*weft_tls_at_##v())
+#endif
+#ifndef WEFT_TLS_ADDR
+#define WEFT_TLS_ADDR(v) (&WEFT_TLS(v))
 #endif
 
 #endif

@@ -124,7 +124,7 @@ static void *thread_token(void)
 {
     weft_thread self;
     if (weft_self(&self) == WEFT_OK && self) return self;
-    return &WEFT_TLS(omp_plain_thread_token);
+    return WEFT_TLS_ADDR(omp_plain_thread_token);
 }
 
 /* The 8 bytes of a 2.5 nest lock hold a struct nest_lock *. */

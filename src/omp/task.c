@@ -92,12 +92,13 @@ _Static_assert(offsetof(struct omp_task, children) == 2 * OMP_CACHE_LINE, "a tas
 /* Whose cache a pooled record goes back to: in its last word. */
 #define REC_OWNER(t) (*(struct omp_thread **)((char *)(t) + REC_SIZE - sizeof(struct omp_thread *)))
 
+/* rec_n counts the records of thr's list and those run_now has borrowed
+ * (rec_borrow): with the list empty, only the borrowed ones. */
 static struct omp_task *rec_alloc(struct omp_thread *thr)
 {
     struct omp_task *t = thr->rec_free;
     if (!t) {
         t = atomic_exchange_explicit(&thr->rec_remote, NULL, memory_order_acquire);
-        thr->rec_n = 0;
         for (struct omp_task *p = t; p; p = p->next) thr->rec_n++;
     }
     if (t) {
@@ -112,17 +113,34 @@ static struct omp_task *rec_alloc(struct omp_thread *thr)
     return t;
 }
 
-/* The common cases inline: a record of thr's own list, and one going back
- * to it (its owner) while the list has room. */
-static inline struct omp_task *rec_take(struct omp_thread *thr)
+/* run_now's record, inline: the head of thr's own list, borrowed (still
+ * counted in rec_n, so that giving it back is two stores). It goes back
+ * by rec_return, or, when it outlives its body, is counted out
+ * (rec_unborrow) and released as any record. */
+static inline struct omp_task *rec_borrow(struct omp_thread *thr)
 {
     struct omp_task *t = thr->rec_free;
     if (omp_likely(t != NULL)) {
         thr->rec_free = t->next;
-        thr->rec_n--;
         return t;
     }
-    return rec_alloc(thr);
+    t = rec_alloc(thr);
+    thr->rec_n++;
+    return t;
+}
+
+static inline void rec_return(struct omp_thread *thr, struct omp_task *t)
+{
+    OMP_ASSERT(REC_OWNER(t) == thr && thr->rec_n > 0);
+    t->next = thr->rec_free;
+    thr->rec_free = t;
+}
+
+static inline void rec_unborrow(struct omp_thread *thr, struct omp_task *t)
+{
+    OMP_ASSERT(REC_OWNER(t) == thr && thr->rec_n > 0);
+    (void)t;
+    thr->rec_n--;
 }
 
 /* Push the list first..last on owner's remote stack. */
@@ -177,18 +195,6 @@ static void rec_release(struct omp_task *t)
     }
     me->rfree_head = t;
     if (++me->rfree_n >= RFREE_BATCH) rfree_flush(me);
-}
-
-/* t is one of thr's records (REC_OWNER), freed by thr. */
-static inline void rec_give(struct omp_thread *thr, struct omp_task *t)
-{
-    if (omp_likely(thr->rec_n < REC_KEEP)) {
-        t->next = thr->rec_free;
-        thr->rec_free = t;
-        thr->rec_n++;
-        return;
-    }
-    rec_release(t);
 }
 
 void omp_task_records_free(struct omp_thread *thr)
@@ -1002,8 +1008,10 @@ run_included(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *)
 }
 
 /* run_now's task whose children's records outlive it: out of line. */
-static __attribute__((noinline)) void run_now_outlived(struct omp_task *parent, struct omp_task *t)
+static __attribute__((noinline)) void run_now_outlived(struct omp_thread *thr, struct omp_task *parent,
+                                                       struct omp_task *t)
 {
+    rec_unborrow(thr, t); /* released as any record from here on */
     if (parent->is_explicit || parent->undeferred) credit_take(&parent->refs, &parent->ref_credit);
     task_unref(t, 1 + t->ref_credit); /* its body's reference, and what it counted ahead */
 }
@@ -1022,7 +1030,7 @@ run_now(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), voi
         void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool final, int priority, const void *bounds,
         size_t bsize, bool timed)
 {
-    struct omp_task *t = rec_take(thr);
+    struct omp_task *t = rec_borrow(thr);
     t->pooled = 1;
     t->parent = parent;
     t->group = omp_task_group(parent);
@@ -1056,10 +1064,10 @@ run_now(struct omp_thread *thr, struct omp_task *parent, void (*fn)(void *), voi
      * reach the record. Else it lives on, and holds its parent meanwhile
      * (whose record a queued descendant may walk through). */
     if (omp_likely(t->ref_credit == 0 && atomic_load_explicit(&t->refs, memory_order_acquire) == 1)) {
-        rec_give(thr, t); /* taken from thr's records on this thread, which a ULT of weft-omp never leaves here */
+        rec_return(thr, t); /* borrowed on this thread, which a ULT of weft-omp never leaves here */
         return;
     }
-    run_now_outlived(parent, t);
+    run_now_outlived(thr, parent, t);
 }
 
 /* A task that place() did not run at once untimed: timed (run at once or
