@@ -9,12 +9,23 @@
 #            `add %fs:0x0,REG` of WEFT_TLS_ADDR; it is never read into a
 #            register otherwise;
 #   aarch64: every read of TPIDR_EL0 is WEFT_TLS's, followed by its add.
-# A library built with the portable accessors (the ucontext build) has
-# neither. Usage: check_tls.sh OBJDUMP LIB...
+# Code built with the portable accessors (libweft's in the ucontext build)
+# has neither. And in the sources, no &WEFT_TLS(v) (an address the compiler
+# computes, and may keep, on x86-64): WEFT_TLS_ADDR(v) is the address.
+# Usage: check_tls.sh OBJDUMP SRCDIR LIB...
 set -eu
 objdump_tool=$1
-shift
+src=$2
+shift 2
 bad=0
+if [ ! -d "$src" ]; then
+    echo "$src: no such source directory"
+    exit 1
+fi
+if grep -rnE '(^|[^&])&[[:space:]]*\(?[[:space:]]*WEFT_TLS\(' "$src" --include='*.c' --include='*.h' --exclude=tls.h; then
+    echo "$src: the address of WEFT_TLS(v) taken above; use WEFT_TLS_ADDR(v)"
+    bad=1
+fi
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 for lib in "$@"; do
