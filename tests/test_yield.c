@@ -1,4 +1,5 @@
 /* Yield order between ULTs of one stream, yield-to, and their errors. */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "check.h"
@@ -28,6 +29,95 @@ static void yielder_to_b(void *arg)
     g_log[g_len++] = 'A';
     CHECK_OK(weft_yield_to(g_b)); /* B runs now, ahead of C */
     g_log[g_len++] = 'a';
+}
+
+/* Yield-to between started ULTs of one stream (its fast path): the
+ * yielder goes back into its pool where a yield would put it, whether that
+ * pool is the target's own private list or another pool of the stream. */
+static weft_pool g_p1, g_p2;
+static weft_thread g_wb, g_wc, g_wa;
+static _Atomic int g_flag;
+static size_t g_size_seen;
+static weft_thread_state g_a_state;
+static weft_eventual g_a_done;
+
+static void w_b(void *arg)
+{
+    weft_pool seen = arg;
+    g_log[g_len++] = 'b';
+    while (!atomic_load(&g_flag)) CHECK_OK(weft_yield());
+    g_log[g_len++] = 'B';
+    CHECK_OK(weft_pool_size(seen, &g_size_seen));
+    CHECK_OK(weft_thread_get_state(g_wa, &g_a_state));
+}
+
+static void w_c(void *arg)
+{
+    (void)arg;
+    g_log[g_len++] = 'c';
+    CHECK_OK(weft_yield());
+    g_log[g_len++] = 'C';
+}
+
+static void w_a(void *arg)
+{
+    (void)arg;
+    g_log[g_len++] = 'a';
+    atomic_store(&g_flag, 1);
+    CHECK_OK(weft_yield_to(g_wb));
+    g_log[g_len++] = 'x';
+    CHECK_OK(weft_eventual_set(g_a_done, NULL, 0));
+}
+
+/* On a stream of its own: B, C, A in its private FIFO pool, or A alone
+ * in its second pool (MPMC) when `a_elsewhere`. */
+static void yield_to_driver(void *arg)
+{
+    int a_elsewhere = *(int *)arg;
+    atomic_store(&g_flag, 0);
+    g_len = 0;
+    CHECK_OK(weft_thread_create(g_p1, w_b, a_elsewhere ? g_p2 : g_p1, NULL, &g_wb));
+    if (!a_elsewhere) CHECK_OK(weft_thread_create(g_p1, w_c, NULL, NULL, &g_wc));
+    else CHECK_OK(weft_yield()); /* B starts before A: the scheduler takes the pools in turn */
+    CHECK_OK(weft_thread_create(a_elsewhere ? g_p2 : g_p1, w_a, NULL, NULL, &g_wa));
+    /* Blocked, out of the pools (a join would run A out of turn): they
+     * run in pool order. */
+    CHECK_OK(weft_eventual_wait(g_a_done, NULL));
+    CHECK_OK(weft_thread_free(&g_wa));
+    CHECK_OK(weft_thread_free(&g_wb));
+    if (!a_elsewhere) CHECK_OK(weft_thread_free(&g_wc));
+}
+
+static void check_yield_to_started(void)
+{
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_PRIVATE, &g_p1));
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &g_p2));
+    weft_pool both[2] = {g_p1, g_p2};
+    weft_sched s;
+    CHECK_OK(weft_sched_create_basic(2, both, &s));
+    weft_xstream x;
+    CHECK_OK(weft_xstream_create(s, &x));
+    for (int a_elsewhere = 0; a_elsewhere < 2; a_elsewhere++) {
+        CHECK_OK(weft_eventual_create(0, &g_a_done));
+        weft_thread d;
+        CHECK_OK(weft_thread_create(g_p1, yield_to_driver, &a_elsewhere, NULL, &d));
+        CHECK_OK(weft_thread_free(&d));
+        /* A waits in its pool, ready, while B runs; it resumes after B
+         * (and, in the shared list, after C, which was ahead of it). */
+        CHECK(g_a_state == WEFT_STATE_READY);
+        if (!a_elsewhere) {
+            CHECK(g_len == 6 && memcmp(g_log, "bcaBCx", 6) == 0);
+            CHECK(g_size_seen == 2); /* C, then A */
+        } else {
+            CHECK(g_len == 4 && memcmp(g_log, "baBx", 4) == 0);
+            CHECK(g_size_seen == 1); /* A, back in its MPMC pool */
+        }
+        CHECK_OK(weft_eventual_free(&g_a_done));
+    }
+    CHECK_OK(weft_xstream_free(&x));
+    CHECK_OK(weft_sched_free(&s));
+    CHECK_OK(weft_pool_free(&g_p1));
+    CHECK_OK(weft_pool_free(&g_p2));
 }
 
 int main(void)
@@ -97,6 +187,8 @@ int main(void)
     weft_thread far;
     CHECK_OK(weft_thread_create(spare, mark, &cc, NULL, &far));
     CHECK_RC(weft_yield_to(far), WEFT_ERR_CROSS_STREAM);
+    check_yield_to_started();
+
     weft_thread popped;
     CHECK_OK(weft_pool_pop(spare, &popped));
     CHECK(popped == far);

@@ -215,6 +215,10 @@ struct weft_pool_s {
     /* The stream that pops (private, SPSC, MPSC) or pushes (SPMC, DEQUE).
      * Set by pool_own(); a deque changes it only under `lock`. */
     struct weft_xstream_s *owner;
+    /* `owner` when the pool is a built-in private list (IMPL_LIST, not a
+     * user pool), else NULL: the one test of the owner-only fast paths
+     * (create, requeue after a switch, yield-to). Set with owner. */
+    struct weft_xstream_s *list_owner;
     _Atomic int n_scheds;         /* schedulers that use this pool now (attached or stacked) */
     _Atomic int n_listed;         /* schedulers that list it, used or not: it may not be freed */
     _Atomic uint32_t n_sleepers;  /* sleeping streams whose scheduler lists it (idle.c) */

@@ -22,6 +22,8 @@ void pool_own(struct weft_pool_s *p, struct weft_xstream_s *xs)
     } else {
         __atomic_store_n(&p->owner, xs, __ATOMIC_RELAXED); /* a join on another stream may read it */
     }
+    __atomic_store_n(&p->list_owner, p->impl == IMPL_LIST && p->kind != POOL_KIND_USER ? xs : NULL,
+                     __ATOMIC_RELAXED);
 }
 
 void pool_disown(struct weft_pool_s *p, struct weft_xstream_s *xs)

@@ -37,13 +37,20 @@ static inline bool pool_forwarded(const struct weft_pool_s *p, const struct weft
     return o && o != xs;
 }
 
-static inline void list_push(struct weft_pool_s *p, struct weft_unit_s *u)
+/* `xs` (not NULL) is the owner of the built-in private list `p`: it may
+ * push and pop with list_push_builtin() and list_pop(), no lock. */
+static inline bool pool_list_mine(const struct weft_pool_s *p, const struct weft_xstream_s *xs)
+{
+    return __atomic_load_n(&p->list_owner, __ATOMIC_RELAXED) == xs;
+}
+
+/* list_push() into a built-in pool. */
+static inline void list_push_builtin(struct weft_pool_s *p, struct weft_unit_s *u)
 {
     WEFT_ASSERT(!u->in_pool);
     WEFT_ASSERT(atomic_load_explicit(&u->state, memory_order_relaxed) == WEFT_STATE_READY);
-    if (unlikely(p->kind == POOL_KIND_USER)) {
-        p->ops.push(p->ops_state, u);
-    } else if (p->lifo) {
+    WEFT_ASSERT(p->kind != POOL_KIND_USER);
+    if (p->lifo) {
         u->next = p->head;
         p->head = u;
         if (!p->tail) p->tail = u;
@@ -54,6 +61,34 @@ static inline void list_push(struct weft_pool_s *p, struct weft_unit_s *u)
     }
     u->in_pool = 1;
     p->size++;
+}
+
+static inline void list_push(struct weft_pool_s *p, struct weft_unit_s *u)
+{
+    WEFT_ASSERT(!u->in_pool);
+    WEFT_ASSERT(atomic_load_explicit(&u->state, memory_order_relaxed) == WEFT_STATE_READY);
+    if (likely(p->kind != POOL_KIND_USER)) {
+        list_push_builtin(p, u);
+        return;
+    }
+    p->ops.push(p->ops_state, u);
+    u->in_pool = 1;
+    p->size++;
+}
+
+/* list_pop() from a built-in pool. */
+static inline struct weft_unit_s *list_pop_builtin(struct weft_pool_s *p)
+{
+    WEFT_ASSERT(p->kind != POOL_KIND_USER);
+    struct weft_unit_s *u = p->head;
+    if (u) {
+        WEFT_ASSERT(u->in_pool);
+        p->head = u->next;
+        if (!p->head) p->tail = NULL;
+        u->in_pool = 0;
+        p->size--;
+    }
+    return u;
 }
 
 static inline struct weft_unit_s *list_pop(struct weft_pool_s *p)
@@ -68,15 +103,7 @@ static inline struct weft_unit_s *list_pop(struct weft_pool_s *p)
         }
         return u;
     }
-    u = p->head;
-    if (u) {
-        WEFT_ASSERT(u->in_pool);
-        p->head = u->next;
-        if (!p->head) p->tail = NULL;
-        u->in_pool = 0;
-        p->size--;
-    }
-    return u;
+    return list_pop_builtin(p);
 }
 
 /* Take `u` out of the middle: a scan of at most `reach` units (the lists

@@ -140,22 +140,11 @@ void unit_run_pending(struct weft_xstream_s *xs)
     }
 }
 
-/* The pending action after a switch, with the commonest case inline: a
- * yielder going back into a private pool of this stream. */
+/* The pending action after a switch: none, in the common case (see
+ * unit_switch_ready). */
 static inline void run_pending_fast(struct weft_xstream_s *xs)
 {
-    if (likely(xs->pend == PEND_READY)) {
-        struct weft_unit_s *u = xs->pend_unit;
-        struct weft_pool_s *p = u->pool;
-        if (likely(p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner == xs)) {
-            WEFT_ASSERT(atomic_load_explicit(&u->state, memory_order_relaxed) == WEFT_STATE_RUNNING);
-            xs->pend = PEND_NONE;
-            atomic_store_explicit(&u->state, WEFT_STATE_READY, memory_order_relaxed);
-            list_push(p, u);
-            return;
-        }
-    }
-    unit_run_pending(xs);
+    if (unlikely(xs->pend != PEND_NONE)) unit_run_pending(xs);
 }
 
 /* ---------- switching ---------- */
@@ -168,15 +157,36 @@ static inline void unit_switch(struct weft_xstream_s *xs, struct weft_unit_s *fr
                                struct weft_unit_s *to, int pend, struct weft_unit_s *target)
 {
     WEFT_ASSERT(xs->pend == PEND_NONE); /* the last one was done: none is lost */
-    xs->pend = (uint8_t)pend;
-    xs->pend_unit = from;
-    xs->pend_target = target;
+    if (pend != PEND_NONE) {
+        xs->pend = (uint8_t)pend;
+        xs->pend_unit = from;
+        if (pend == PEND_JOIN) xs->pend_target = target; /* the only action that reads it */
+    }
     to->xs = xs;
     xs->cur = to;
     hook_switch_begin(from, to, false);
     weft_ctx_switch(&from->ctx, &to->ctx);
     hook_switch_end(from);
     run_pending_fast(from->xs);
+}
+
+/* The running unit `self` gives the stream to `to` and goes back to its
+ * pool, ready. Into its own stream's private list it goes before the
+ * switch: only this stream touches that list, and the stream runs nothing
+ * else until the switch is done. Any other pool takes it after the
+ * switch (PEND_READY), once its context is saved, since another stream
+ * may pop it at once. */
+static inline void unit_switch_ready(struct weft_xstream_s *xs, struct weft_unit_s *self, struct weft_unit_s *to)
+{
+    struct weft_pool_s *p = self->pool;
+    if (likely(pool_list_mine(p, xs))) {
+        WEFT_ASSERT(atomic_load_explicit(&self->state, memory_order_relaxed) == WEFT_STATE_RUNNING);
+        atomic_store_explicit(&self->state, WEFT_STATE_READY, memory_order_relaxed);
+        list_push_builtin(p, self);
+        unit_switch(xs, self, to, PEND_NONE, NULL);
+    } else {
+        unit_switch(xs, self, to, PEND_READY, NULL);
+    }
 }
 
 static void ult_entry(void *arg);
@@ -532,7 +542,8 @@ static inline __attribute__((always_inline)) int unit_create_in(struct weft_xstr
     }
 
     struct weft_unit_s *u;
-    if (likely(p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner == xs && xs) || held) u = mem_unit_alloc(xs);
+    bool mine = xs && pool_list_mine(p, xs); /* read once: the stores to u below may alias p */
+    if (likely(mine) || held) u = mem_unit_alloc(xs);
     else u = unit_alloc_for(xs, p);
     if (!u) return WEFT_ERR_NOMEM;
     u->fn = fn;
@@ -565,7 +576,7 @@ static inline __attribute__((always_inline)) int unit_create_in(struct weft_xstr
     else atomic_fetch_add(&weft_g.ext_created, 1);
     if (out) *out = u;
     if (held) *held = u;
-    else if (likely(p->access == WEFT_POOL_ACCESS_PRIVATE && p->owner == xs && xs)) list_push(p, u);
+    else if (likely(mine)) list_push_builtin(p, u);
     else unit_deliver(xs, u);
     return WEFT_OK;
 }
@@ -687,7 +698,7 @@ int weft_yield(void)
     }
     struct weft_unit_s *next = unit_pick_next(xs);
     if (!next) return WEFT_OK; /* nothing else is ready: keep running */
-    unit_switch(xs, self, next, PEND_READY, NULL);
+    unit_switch_ready(xs, self, next);
     return WEFT_OK;
 }
 
@@ -696,14 +707,14 @@ int weft_yield(void)
  * returns when it runs again, possibly on another stream. */
 void unit_leave_ready(struct weft_xstream_s *xs, struct weft_unit_s *self)
 {
-    unit_switch(xs, self, unit_next_to_run(xs), PEND_READY, NULL);
+    unit_switch_ready(xs, self, unit_next_to_run(xs));
 }
 
 /* The running ULT gives the stream to its scheduler's context (which then
  * sees, e.g., that it was replaced) and goes back to its pool. */
 void unit_yield_to_sched(struct weft_xstream_s *xs)
 {
-    unit_switch(xs, xs->cur, xs->sched_unit, PEND_READY, NULL);
+    unit_switch_ready(xs, xs->cur, xs->sched_unit);
 }
 
 static __attribute__((noinline)) int yield_to_slow(struct weft_unit_s *target)
@@ -725,7 +736,7 @@ static __attribute__((noinline)) int yield_to_slow(struct weft_unit_s *target)
     if (target->bound && target->home != xs) return WEFT_ERR_CROSS_STREAM;
     if (!pool_take(p, target, false)) return WEFT_ERR_STATE;
     if (!unit_claim(xs, target)) return WEFT_ERR_NOMEM; /* no stack now: it waits for one (stack_starve) */
-    unit_switch(xs, self, target, PEND_READY, NULL);
+    unit_switch_ready(xs, self, target);
     return WEFT_OK;
 }
 
@@ -742,15 +753,12 @@ int weft_yield_to(weft_thread target)
          * through fields it publishes atomically, until target is seen at
          * the head of a private pool of ours. */
         struct weft_pool_s *p = unit_get_pool(target);
-        if (likely(p && p->access == WEFT_POOL_ACCESS_PRIVATE && p->kind != POOL_KIND_USER && pool_owner(p) == xs &&
-                   p->head == target && target->started && target->kind == KIND_ULT && !target->bound &&
-                   self->kind != KIND_TASKLET && self != xs->sched_unit)) {
-            p->head = target->next;
-            if (!p->head) p->tail = NULL;
-            target->in_pool = 0;
-            p->size--;
+        if (likely(p && pool_list_mine(p, xs) && p->head == target && target->started &&
+                   target->kind == KIND_ULT && !target->bound && self->kind != KIND_TASKLET &&
+                   self != xs->sched_unit)) {
+            list_pop_builtin(p);
             atomic_store_explicit(&target->state, WEFT_STATE_RUNNING, memory_order_relaxed);
-            unit_switch(xs, self, target, PEND_READY, NULL);
+            unit_switch_ready(xs, self, target);
             return WEFT_OK;
         }
     }
@@ -768,7 +776,7 @@ int weft_thread_create_first(void (*fn)(void *), void *arg, const weft_thread_at
     int rc = unit_create(self->pool, fn, arg, attr, true, out, &u);
     if (rc) return rc;
     /* Without a stack for it now, it simply waits in the pool (help-first). */
-    if ((u = unit_claim(xs, u)) != NULL) unit_switch(xs, self, u, PEND_READY, NULL);
+    if ((u = unit_claim(xs, u)) != NULL) unit_switch_ready(xs, self, u);
     return WEFT_OK;
 }
 
@@ -1019,7 +1027,7 @@ int weft_thread_migrate(weft_thread t, weft_pool pool)
         /* Leave with a new home pool: the requeue after the switch delivers
          * it there, through the owner's inbox if another stream owns it. */
         unit_set_pool(t, pool);
-        unit_switch(xs, self, unit_next_to_run(xs), PEND_READY, NULL);
+        unit_switch_ready(xs, self, unit_next_to_run(xs));
         return WEFT_OK;
     }
     struct weft_pool_s *p = unit_get_pool(t);
@@ -1087,7 +1095,7 @@ bool unit_handoff(struct weft_unit_s *u)
     struct weft_unit_s *self = xs->cur;
     atomic_store_explicit(&u->state, WEFT_STATE_RUNNING, memory_order_relaxed);
     atomic_fetch_sub_explicit(&u->pool->n_blocked, 1, memory_order_release);
-    unit_switch(xs, self, u, PEND_READY, NULL);
+    unit_switch_ready(xs, self, u);
     return true;
 }
 

@@ -139,7 +139,6 @@ static inline void rec_return(struct omp_thread *thr, struct omp_task *t)
 static inline void rec_unborrow(struct omp_thread *thr, struct omp_task *t)
 {
     OMP_ASSERT(REC_OWNER(t) == thr && thr->rec_n > 0);
-    (void)t;
     thr->rec_n--;
 }
 
