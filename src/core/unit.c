@@ -150,11 +150,12 @@ static inline void run_pending_fast(struct weft_xstream_s *xs)
 /* ---------- switching ---------- */
 
 /* Switch from `from` (running on xs) to `to`, leaving `pend` for the next
- * runner. Returns when `from` runs again, possibly on another stream; the
- * caller must take its stream from from->xs afterwards, never from a value
- * read before the switch. */
-static inline void unit_switch(struct weft_xstream_s *xs, struct weft_unit_s *from,
-                               struct weft_unit_s *to, int pend, struct weft_unit_s *target)
+ * runner; with `requeue`, `from` goes into that list first (see
+ * unit_switch_ready). Returns when `from` runs again, possibly on another
+ * stream; the caller must take its stream from from->xs afterwards, never
+ * from a value read before the switch. */
+static inline void unit_switch_in(struct weft_xstream_s *xs, struct weft_unit_s *from, struct weft_unit_s *to,
+                                  int pend, struct weft_unit_s *target, struct weft_pool_s *requeue)
 {
     WEFT_ASSERT(xs->pend == PEND_NONE); /* the last one was done: none is lost */
     if (pend != PEND_NONE) {
@@ -165,13 +166,27 @@ static inline void unit_switch(struct weft_xstream_s *xs, struct weft_unit_s *fr
     to->xs = xs;
     xs->cur = to;
     hook_switch_begin(from, to, false);
+    if (requeue) {
+        /* After the hook (a sanitizer's call, outside this library): from
+         * here to the save nothing but this library's code runs, which
+         * weft-omp's rescue handler leaves alone (src/omp/rescue.c). */
+        WEFT_ASSERT(atomic_load_explicit(&from->state, memory_order_relaxed) == WEFT_STATE_RUNNING);
+        atomic_store_explicit(&from->state, WEFT_STATE_READY, memory_order_relaxed);
+        list_push_builtin(requeue, from);
+    }
     weft_ctx_switch(&from->ctx, &to->ctx);
     hook_switch_end(from);
     run_pending_fast(from->xs);
 }
 
+static inline void unit_switch(struct weft_xstream_s *xs, struct weft_unit_s *from, struct weft_unit_s *to,
+                               int pend, struct weft_unit_s *target)
+{
+    unit_switch_in(xs, from, to, pend, target, NULL);
+}
+
 /* The running unit `self` gives the stream to `to` and goes back to its
- * pool, ready. Into its own stream's private list it goes before the
+ * pool, ready. Into its own stream's private list it goes just before the
  * switch: only this stream touches that list, and the stream runs nothing
  * else until the switch is done. Any other pool takes it after the
  * switch (PEND_READY), once its context is saved, since another stream
@@ -179,14 +194,8 @@ static inline void unit_switch(struct weft_xstream_s *xs, struct weft_unit_s *fr
 static inline void unit_switch_ready(struct weft_xstream_s *xs, struct weft_unit_s *self, struct weft_unit_s *to)
 {
     struct weft_pool_s *p = self->pool;
-    if (likely(pool_list_mine(p, xs))) {
-        WEFT_ASSERT(atomic_load_explicit(&self->state, memory_order_relaxed) == WEFT_STATE_RUNNING);
-        atomic_store_explicit(&self->state, WEFT_STATE_READY, memory_order_relaxed);
-        list_push_builtin(p, self);
-        unit_switch(xs, self, to, PEND_NONE, NULL);
-    } else {
-        unit_switch(xs, self, to, PEND_READY, NULL);
-    }
+    if (likely(pool_list_mine(p, xs))) unit_switch_in(xs, self, to, PEND_NONE, NULL, p);
+    else unit_switch_in(xs, self, to, PEND_READY, NULL, NULL);
 }
 
 static void ult_entry(void *arg);

@@ -22,8 +22,10 @@
  *   preemption does). The handler, on that thread, does nothing if it
  *   interrupted weft-omp's own code (it is asked again soon:
  *   rescue_stream); otherwise it takes the ready units out of its
- *   stream's pool (a private pool: only
- *   this OS thread may, and it is not inside a pool operation) and moves
+ *   stream's pool (a private pool: only this OS thread may, and it is
+ *   not inside a pool operation, nor between a yielder's requeue into
+ *   that pool and the save of its registers: unit.c, unit_switch_in,
+ *   runs only this library's code there) and moves
  *   the oldest one that is not the program's initial thread to the spare
  *   stream, where it holds the stream as with own streams;
  * - when the only ready unit is the initial thread (which stays on the
