@@ -652,8 +652,6 @@ int weft_tasklet_create_to(weft_xstream xs, void (*fn)(void *), void *arg, weft_
     return rc ? rc : unit_create(p, fn, arg, NULL, false, out, NULL);
 }
 
-/* The calling stream's own first pool: no handle to check, no stream to
- * look up but the caller's. */
 /* Where the _here calls put a unit: the first pool of the stream's main
  * scheduler; a user-defined one's migration pool, which its callback
  * chooses (*known = false: checked as any pool given). A built-in
@@ -1033,8 +1031,9 @@ int weft_thread_migrate(weft_thread t, weft_pool pool)
     struct weft_unit_s *self = xs ? xs->cur : NULL;
     if (t == self) {
         if (t->kind == KIND_TASKLET) return WEFT_ERR_TASKLET_BLOCKS;
-        /* Leave with a new home pool: the requeue after the switch delivers
-         * it there, through the owner's inbox if another stream owns it. */
+        /* Leave with a new home pool: the requeue puts it there (before
+         * the switch when it is a private list of this stream, else after
+         * it, through the owner's inbox if another stream owns it). */
         unit_set_pool(t, pool);
         unit_switch_ready(xs, self, unit_next_to_run(xs));
         return WEFT_OK;
