@@ -369,16 +369,21 @@ WEFT_API int weft_xstream_get_pools(weft_xstream xs, int max, weft_pool *pools, 
 
 /* Create an empty pool (see weft_pool_kind and weft_pool_access). A
  * private, SPSC or MPSC pool belongs to the stream whose scheduler takes it
- * (one scheduler only); before that, pop from one thread at a time. An SPMC
- * pool or deque belongs to the stream whose scheduler lists it first.
+ * (one scheduler only), until that scheduler stops running there (the
+ * stream ends, its main scheduler is replaced, a stacked one finishes);
+ * while it belongs to none, any threads may push into it and pop from it
+ * at the same time (weft takes a lock then; a user pool's pop_wait is the
+ * exception, see weft_pool_ops). An SPMC pool or deque
+ * belongs to the stream whose scheduler lists it first.
  * Errors: WEFT_ERR_INVALID (unknown kind or access, a deque that is not SPMC
  * or MPMC), WEFT_ERR_NOMEM. Context: any. */
 WEFT_API int weft_pool_create(weft_pool_kind kind, weft_pool_access access, weft_pool *out);
 
 /* A user-defined pool: weft calls these to hold ready units. For an MPMC
  * pool weft calls them under the pool's lock; a private pool's run on its
- * owning stream only, so the operations need no synchronisation of their
- * own. weft keeps the size and each unit's in-pool state. */
+ * owning stream only, or under the pool's lock while no stream owns it
+ * (pop_wait excepted, below), so the operations need no synchronisation of
+ * their own. weft keeps the size and each unit's in-pool state. */
 typedef struct weft_pool_ops {
     /* Hold `unit`. Must not fail: keep per-unit data in
      * weft_thread_pool_data(unit) instead of allocating. */

@@ -1,7 +1,8 @@
 /* Two threads free (or join) the same unit handle at the same moment:
  * exactly one of them gets WEFT_OK, the other WEFT_ERR_JOINED or
  * WEFT_ERR_HANDLE, and the descriptor is released once (the units created
- * afterwards are all distinct and run). Repeated: the window is small. */
+ * afterwards are all distinct and run). A pool freed while a scheduler is
+ * created over it: never both succeed. Repeated: the window is small. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -81,12 +82,52 @@ static void rounds(int mode, int finished_first)
     CHECK(both == 0 || mode == 1);
 }
 
+/* One thread creates a scheduler over g_pool while the other frees it. */
+static weft_pool g_pool;
+static weft_sched g_sched;
+
+static void *pool_racer(void *arg)
+{
+    int me = (int)(intptr_t)arg;
+    for (int r = 1; r <= ROUNDS; r++) {
+        for (unsigned i = 1; atomic_load(&g_round) != r; i++)
+            if (i % 4096 == 0) sched_yield();
+        weft_pool copy = g_pool;
+        g_rc[me] = me == 0 ? weft_sched_create_basic(1, &copy, &g_sched) : weft_pool_free(&copy);
+        atomic_fetch_add(&g_done, 1);
+    }
+    return NULL;
+}
+
+static void pool_rounds(void)
+{
+    atomic_store(&g_round, 0);
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, pool_racer, (void *)(intptr_t)i);
+    for (int r = 1; r <= ROUNDS; r++) {
+        CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &g_pool));
+        g_sched = NULL;
+        atomic_store(&g_done, 0);
+        atomic_store(&g_round, r);
+        while (atomic_load(&g_done) != 2) sched_yield();
+        /* A scheduler over a freed pool would be the bug. Both may fail:
+         * the free saw it listed, the creation saw it marked meanwhile. */
+        CHECK(!(g_rc[0] == WEFT_OK && g_rc[1] == WEFT_OK));
+        CHECK(g_rc[0] == WEFT_OK || g_rc[0] == WEFT_ERR_HANDLE);
+        CHECK(g_rc[1] == WEFT_OK || g_rc[1] == WEFT_ERR_BUSY);
+        if (g_rc[0] == WEFT_OK) CHECK_OK(weft_sched_free(&g_sched));
+        if (g_rc[1] != WEFT_OK) CHECK_OK(weft_pool_free(&g_pool));
+    }
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+}
+
 int main(void)
 {
     start_weft(2);
     rounds(0, 1); /* an ended unit: the free's fast path */
     rounds(0, 0); /* maybe still running: the join inside free */
     rounds(1, 0); /* join racing free */
+    pool_rounds();
     CHECK_OK(weft_finalize());
     printf("free_race: ok\n");
     return 0;

@@ -146,6 +146,7 @@ static void test_inbox(void)
         CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_PRIVATE, &p));
         g_ib_xs = fake_stream();
         pool_own(p, g_ib_xs);
+        WEFT_TLS(weft_tls_xs) = g_ib_xs; /* this thread stands in for the owner stream */
         size_t n = IB_PRODUCERS * IB_PER;
         g_ib_units = fake_units(n);
         for (size_t i = 0; i < n; i++) g_ib_units[i].pool = p;
@@ -169,6 +170,7 @@ static void test_inbox(void)
         atomic_store(&g_ib_xs->inbox, INBOX_CLOSED);
         CHECK(!inbox_push(g_ib_xs, &g_ib_units[0]));
         pool_own(p, NULL);
+        WEFT_TLS(weft_tls_xs) = NULL;
         CHECK_OK(weft_pool_free(&p));
         free(g_ib_units);
         free(g_ib_xs);

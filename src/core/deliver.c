@@ -6,7 +6,8 @@
  * is another stream (a private pool, a deque's producer side) is pushed
  * into that stream's inbox, a lock-free LIFO; the owner moves it into
  * place itself when it next picks (sched_pick), so its private pools are
- * only ever touched by their owner. Every other pool takes the push
+ * only ever touched by their owner (or, while they have none, under their
+ * lock: pool.c, pool_push_remote). Every other pool takes the push
  * directly (pool_ops.h). A push wakes a sleeping consumer (idle.c). */
 #include "internal.h"
 #include "pool_ops.h"
@@ -26,27 +27,43 @@ bool inbox_push(struct weft_xstream_s *xs, struct weft_unit_s *u)
     return true;
 }
 
-void inbox_drain(struct weft_xstream_s *xs)
+/* Empty the inbox, leaving `rest` (NULL, or INBOX_CLOSED), and return
+ * what it held in arrival order. */
+static struct weft_unit_s *inbox_take(struct weft_xstream_s *xs, struct weft_unit_s *rest)
 {
-    struct weft_unit_s *u = atomic_exchange_explicit(&xs->inbox, NULL, memory_order_acquire);
+    struct weft_unit_s *u = atomic_exchange_explicit(&xs->inbox, rest, memory_order_acquire);
     struct weft_unit_s *fifo = NULL;
-    while (u) { /* reverse: arrival order */
+    while (u) {
         struct weft_unit_s *n = u->next;
         u->next = fifo;
         fifo = u;
         u = n;
     }
+    return fifo;
+}
+
+void inbox_drain(struct weft_xstream_s *xs)
+{
+    struct weft_unit_s *u, *fifo = inbox_take(xs, NULL);
     while ((u = fifo)) {
         fifo = u->next;
-        if (u->bound && u->home == xs) {
-            runnext_push(xs, u);
-        } else {
-            struct weft_pool_s *p = u->pool;
-            struct weft_xstream_s *o = pool_owner(p);
-            if (pool_forwarded(p, xs) && o && inbox_push(o, u))
-                continue; /* the pool changed hands meanwhile */
-            pool_push_unit(p, u, xs);
-        }
+        if (u->bound && u->home == xs) runnext_push(xs, u);
+        else unit_deliver(xs, u); /* into place, or on if the pool changed hands meanwhile */
+    }
+}
+
+/* A stream whose start failed (xstream.c: xs_create) after its pools
+ * became its own: close its inbox and pass on the units sent to it
+ * meanwhile, from the calling thread. Its pools have no owner by now:
+ * they take them. */
+void inbox_close_unstarted(struct weft_xstream_s *dead)
+{
+    struct weft_unit_s *u, *fifo = inbox_take(dead, INBOX_CLOSED);
+    struct weft_xstream_s *here = WEFT_TLS(weft_tls_xs);
+    while ((u = fifo)) {
+        fifo = u->next;
+        u->next = NULL;
+        unit_deliver(here, u);
     }
 }
 

@@ -213,11 +213,12 @@ struct weft_pool_s {
     uint8_t lifo;      /* the consumer takes the newest unit */
     uint8_t runtime_owned; /* created by the runtime for a default layout */
     /* The stream that pops (private, SPSC, MPSC) or pushes (SPMC, DEQUE).
-     * Set by pool_own(); a deque changes it only under `lock`. */
+     * Set by pool_own(), under `lock`. */
     struct weft_xstream_s *owner;
     /* `owner` when the pool is a built-in private list (IMPL_LIST, not a
-     * user pool), else NULL: the one test of the owner-only fast paths
-     * (create, requeue after a switch, yield-to). Set with owner. */
+     * user pool) and has one, else POOL_NOT_MINE, which no caller's stream
+     * (nor NULL, a plain thread's) equals: the one test of the owner-only
+     * fast paths (create, push, pop, requeue, yield-to). Set with owner. */
     struct weft_xstream_s *list_owner;
     _Atomic int n_scheds;         /* schedulers that use this pool now (attached or stacked) */
     _Atomic int n_listed;         /* schedulers that list it, used or not: it may not be freed */
@@ -227,8 +228,9 @@ struct weft_pool_s {
      * unit of this pool, and stay shared in their caches only if nothing
      * beside them is written at each park and wake. */
     _Atomic long n_blocked __attribute__((aligned(CACHE_LINE)));
-    /* The list: owner only (LIST, INCOMING), or under `lock` (LOCKED). A
-     * deque without an owner takes `lock` to push. */
+    /* The list: its owner only (LIST, INCOMING), or under `lock` (LOCKED,
+     * and LIST and INCOMING while they have no owner). A deque without an
+     * owner takes `lock` to push. */
     _Atomic uint32_t lock __attribute__((aligned(CACHE_LINE)));
     struct weft_unit_s *head, *tail;
     size_t size;
@@ -265,6 +267,7 @@ struct weft_sched_s {
     uint8_t automatic;                 /* stacked: ends once its pools are empty */
     struct weft_xstream_s *_Atomic xs; /* the stream running it, SCHED_XS_CLAIMED, or NULL */
     int npools;
+    uint32_t took;                     /* bit i: pools[i]'s owner is its stream because of it */
     unsigned rr;                       /* basic policy: the pool to try first */
     unsigned since_event;              /* picks since the last event check */
     unsigned idle_n;                   /* user scheduler: weft_sched_idle turns since it ran a unit */
@@ -318,6 +321,7 @@ struct weft_xstream_s {
     _Atomic uint32_t *pend_lock;    /* PEND_UNLOCK: the spin lock a parked unit held */
     struct weft_unit_s *runnext_head, *runnext_tail; /* run before the policy's pick (pool_ops.h) */
     struct weft_unit_s *stash;      /* picked by a ULT, to be run by the scheduler next */
+    int n_stacked;                  /* stacked schedulers started here and not ended: it may not stop */
     struct unit_cache unit_cache;   /* free descriptors, for units that run here */
     /* Free descriptors for units sent to run elsewhere. They come from
      * slabs of their own: a unit that runs on another stream must not
@@ -438,6 +442,7 @@ static inline struct weft_sched_s *xs_main_sched(const struct weft_xstream_s *xs
 
 /* Sentinel that closes an inbox when its stream ends. */
 #define INBOX_CLOSED ((struct weft_unit_s *)(uintptr_t)1)
+#define POOL_NOT_MINE ((struct weft_xstream_s *)(uintptr_t)1) /* weft_pool_s.list_owner */
 
 /* ------------------------------------------------------------------ */
 /* Global state (runtime.c)                                            */
@@ -510,10 +515,10 @@ static inline void ext_track(void) { atomic_fetch_add(&weft_g.ext_active, 1); }
 static inline void ext_leave(void) { atomic_fetch_sub(&weft_g.ext_active, 1); }
 
 /* pool.c */
-WEFT_HIDDEN int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first);
+WEFT_HIDDEN int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first, bool *took);
 WEFT_HIDDEN void pool_detach(struct weft_pool_s *p);
 WEFT_HIDDEN bool pool_kind_valid(int kind, int access);
-WEFT_HIDDEN void pool_take_owner(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first);
+WEFT_HIDDEN bool pool_take_owner(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first);
 WEFT_HIDDEN void pool_own(struct weft_pool_s *p, struct weft_xstream_s *xs);
 WEFT_HIDDEN void pool_disown(struct weft_pool_s *p, struct weft_xstream_s *xs);
 WEFT_HIDDEN void pool_retire(struct weft_pool_s *p);
@@ -603,6 +608,7 @@ WEFT_HIDDEN int xs_bind(struct weft_xstream_s *xs, int cpu);
 /* deliver.c: a ready unit goes where it can run */
 WEFT_HIDDEN bool inbox_push(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN void inbox_drain(struct weft_xstream_s *xs);
+WEFT_HIDDEN void inbox_close_unstarted(struct weft_xstream_s *dead);
 WEFT_HIDDEN void unit_deliver(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN void unit_make_ready(struct weft_xstream_s *xs, struct weft_unit_s *u);
 WEFT_HIDDEN void unit_wake(struct weft_xstream_s *xs, struct weft_unit_s *u);

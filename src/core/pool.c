@@ -11,19 +11,17 @@
 #include "pool_ops.h"
 
 
-/* `xs` becomes the pool's owner: the stream that pops a single-consumer
- * pool, or pushes into a deque. */
+/* `xs` (NULL: none) becomes the pool's owner: the stream that pops a
+ * single-consumer pool, or pushes into a deque. Under the lock: other
+ * threads push into (and, with no owner, pop from) the pool under it, and
+ * decide there whether it has an owner to leave the work to. */
 void pool_own(struct weft_pool_s *p, struct weft_xstream_s *xs)
 {
-    if (p->impl == IMPL_DEQUE) {
-        pool_lock(p); /* remote pushers decide under it whether to forward */
-        __atomic_store_n(&p->owner, xs, __ATOMIC_RELAXED);
-        pool_unlock(p);
-    } else {
-        __atomic_store_n(&p->owner, xs, __ATOMIC_RELAXED); /* a join on another stream may read it */
-    }
-    __atomic_store_n(&p->list_owner, p->impl == IMPL_LIST && p->kind != POOL_KIND_USER ? xs : NULL,
+    pool_lock(p);
+    __atomic_store_n(&p->owner, xs, __ATOMIC_RELAXED); /* a join on another stream may read it */
+    __atomic_store_n(&p->list_owner, xs && p->impl == IMPL_LIST && p->kind != POOL_KIND_USER ? xs : POOL_NOT_MINE,
                      __ATOMIC_RELAXED);
+    pool_unlock(p);
 }
 
 void pool_disown(struct weft_pool_s *p, struct weft_xstream_s *xs)
@@ -33,19 +31,21 @@ void pool_disown(struct weft_pool_s *p, struct weft_xstream_s *xs)
 
 /* The owner rule: a single-consumer pool belongs to the stream that
  * schedules it; a deque to the first stream that schedules it as its first
- * pool (`first`); other pools have no owner. */
-void pool_take_owner(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first)
+ * pool (`first`); other pools have no owner. True when `xs` took it now:
+ * the scheduler that made it so gives it up (sched.c: sched_release_pools). */
+bool pool_take_owner(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first)
 {
-    if (pool_single_consumer(p)) pool_own(p, xs);
-    else if (p->impl == IMPL_DEQUE && first && !pool_owner(p)) pool_own(p, xs);
+    if (!pool_single_consumer(p) && !(p->impl == IMPL_DEQUE && first && !pool_owner(p))) return false;
+    pool_own(p, xs);
+    return true;
 }
 
-/* A scheduler on `xs` starts to use `p` (as its first pool when `first`).
- * A single-consumer pool serves one scheduler. */
-int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first)
+/* A scheduler on `xs` starts to use `p` (as its first pool when `first`);
+ * *took as pool_take_owner. A single-consumer pool serves one scheduler. */
+int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first, bool *took)
 {
     if (pool_single_consumer(p) && atomic_load(&p->n_scheds) > 0) return WEFT_ERR_POOL_ACCESS;
-    pool_take_owner(p, xs, first);
+    *took = pool_take_owner(p, xs, first);
     atomic_fetch_add(&p->n_scheds, 1);
     return WEFT_OK;
 }
@@ -68,6 +68,25 @@ static int pool_access_from(struct weft_pool_s *p, struct weft_xstream_s *xs)
 static int pool_local_access(struct weft_pool_s *p)
 {
     return pool_access_from(p, WEFT_TLS(weft_tls_xs));
+}
+
+/* The calling thread, let through by pool_local_access, is to call a
+ * user pool's size or is_empty: under the lock for a shared pool, and for
+ * a private one while it has no owner (still none once the lock is held,
+ * else the owner's lock-free calls could overlap). *locked says whether to
+ * unlock after. */
+static int pool_user_enter(struct weft_pool_s *p, bool *locked)
+{
+    struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
+    *locked = p->impl == IMPL_LOCKED || pool_single_locked(p, xs);
+    if (!*locked) return WEFT_OK;
+    pool_lock(p);
+    if (p->impl == IMPL_LIST && pool_owner(p) && pool_owner(p) != xs) {
+        pool_unlock(p);
+        *locked = false;
+        return WEFT_ERR_POOL_ACCESS;
+    }
+    return WEFT_OK;
 }
 
 /* ---------- the deque (Chase-Lev) and the SPSC/MPSC push stack ---------- */
@@ -173,11 +192,12 @@ static void incoming_push(struct weft_pool_s *p, struct weft_unit_s *u)
                                                     memory_order_relaxed));
 }
 
-/* A push into a deque by a stream that is not its owner. With an owner,
- * the unit travels through its inbox; without one (or once the owner has
- * stopped and closed its inbox), the lock makes the pusher the producer.
- * A ring that cannot grow sends units to the locked list. */
-static void deque_push_remote(struct weft_pool_s *p, struct weft_unit_s *u, struct weft_xstream_s *xs)
+/* A push into a private list or a deque by a thread that is not its
+ * owner. With an owner, the unit travels through its inbox; without one
+ * (or once the owner has stopped and closed its inbox), the lock makes the
+ * pusher the only one to touch the list or the deque's producer end. A
+ * ring that cannot grow sends units to the locked list. */
+static void pool_push_remote(struct weft_pool_s *p, struct weft_unit_s *u, struct weft_xstream_s *xs)
 {
     for (;;) {
         pool_lock(p);
@@ -189,11 +209,29 @@ static void deque_push_remote(struct weft_pool_s *p, struct weft_unit_s *u, stru
         if (pool_owner(p) == o) break; /* stopped: it pushes no more */
         pool_unlock(p);
     }
-    if (!deque_push(p, u)) {
+    if (p->impl == IMPL_LIST) {
+        list_push(p, u);
+    } else if (!deque_push(p, u)) {
         list_push(p, u);
         atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
     }
     pool_unlock(p);
+}
+
+/* A pop from a single-consumer pool by a thread that does not own it,
+ * which pool_access_from let through because it had no owner: under the
+ * lock, and only while that is still so. */
+static struct weft_unit_s *pool_pop_unowned(struct weft_pool_s *p, struct weft_xstream_s *xs)
+{
+    struct weft_unit_s *u = NULL;
+    pool_lock(p);
+    struct weft_xstream_s *o = pool_owner(p);
+    if (!o || o == xs) {
+        if (p->impl == IMPL_INCOMING && atomic_load_explicit(&p->incoming, memory_order_relaxed)) incoming_drain(p);
+        u = list_pop(p);
+    }
+    pool_unlock(p);
+    return u;
 }
 
 /* ---------- the registry of live pools ---------- */
@@ -225,8 +263,8 @@ void pool_retire(struct weft_pool_s *p)
 
 /* Under g_pools_lock: `p` is to be emptied by finalize once the lock is
  * let go (a user pool's pop may create or free pools). Listed, it cannot
- * be freed meanwhile (weft_pool_free looks at n_listed after it marks the
- * pool dead, and the pool is retired under the lock only). */
+ * be freed meanwhile (weft_pool_free marks it dead and looks at n_listed
+ * under the same lock). */
 static void pool_pin(struct weft_pool_s *p, struct weft_pool_s **pinned)
 {
     atomic_fetch_add(&p->n_listed, 1);
@@ -360,10 +398,15 @@ bool pool_kind_valid(int kind, int access)
     return kind != WEFT_POOL_DEQUE || access == WEFT_POOL_ACCESS_SPMC || access == WEFT_POOL_ACCESS_MPMC;
 }
 
-/* pool_push_unit() and pool_pop_unit() for every pool but a private one. */
+/* pool_push_unit() and pool_pop_unit() for every case but the owner's
+ * own built-in private list. */
 void pool_push_shared(struct weft_pool_s *p, struct weft_unit_s *u, struct weft_xstream_s *xs)
 {
     switch (p->impl) {
+    case IMPL_LIST: /* a user pool's owner, or a thread without a stream to forward to */
+        if (xs && pool_owner(p) == xs) list_push(p, u);
+        else pool_push_remote(p, u, xs);
+        return;
     case IMPL_LOCKED:
         locked_push(p, u);
         break;
@@ -376,7 +419,7 @@ void pool_push_shared(struct weft_pool_s *p, struct weft_unit_s *u, struct weft_
         }
         break;
     default:
-        if (!(xs && pool_owner(p) == xs && deque_push(p, u))) deque_push_remote(p, u, xs);
+        if (!(xs && pool_owner(p) == xs && deque_push(p, u))) pool_push_remote(p, u, xs);
     }
     pool_notify(p);
 }
@@ -387,8 +430,10 @@ struct weft_unit_s *pool_pop_shared(struct weft_pool_s *p, struct weft_xstream_s
     switch (p->impl) {
     case IMPL_LOCKED:
         return locked_pop(p);
+    case IMPL_LIST: /* a user pool's owner, or a pool without one */
     case IMPL_INCOMING:
-        if (atomic_load_explicit(&p->incoming, memory_order_relaxed)) incoming_drain(p);
+        if (pool_single_locked(p, xs)) return pool_pop_unowned(p, xs);
+        if (p->impl == IMPL_INCOMING && atomic_load_explicit(&p->incoming, memory_order_relaxed)) incoming_drain(p);
         return list_pop(p);
     default:
         u = p->lifo && xs && pool_owner(p) == xs ? deque_take(p) : deque_steal(p);
@@ -408,6 +453,7 @@ int weft_pool_create(weft_pool_kind kind, weft_pool_access access, weft_pool *ou
     p->kind = (uint8_t)kind;
     p->access = (uint8_t)access;
     p->lifo = kind != WEFT_POOL_FIFO;
+    p->list_owner = POOL_NOT_MINE; /* no owner yet */
     if (kind == WEFT_POOL_DEQUE || access == WEFT_POOL_ACCESS_SPMC) p->impl = IMPL_DEQUE;
     else if (access == WEFT_POOL_ACCESS_MPMC) p->impl = IMPL_LOCKED;
     else if (access == WEFT_POOL_ACCESS_PRIVATE) p->impl = IMPL_LIST;
@@ -457,12 +503,21 @@ int weft_pool_free(weft_pool *pool)
     if (p->runtime_owned || atomic_load(&p->n_scheds) > 0 || atomic_load(&p->n_listed) > 0 || pool_count(p) > 0 ||
         atomic_load(&p->n_blocked) > 0)
         return WEFT_ERR_BUSY;
+    /* Under the registry's lock, which finalize holds while it pins pools
+     * to empty them (pool_pin): either it sees the pool dead, or this sees
+     * it pinned before the pool ever looks dead to anyone. */
+    spin_lock(&g_pools_lock);
     uint32_t live = MAGIC_POOL;
-    if (!atomic_compare_exchange_strong(&p->magic, &live, MAGIC_DEAD)) return WEFT_ERR_HANDLE; /* freed meanwhile */
-    if (atomic_load(&p->n_listed) > 0) { /* weft_finalize pinned it meanwhile to empty it (pool_pin) */
+    if (!atomic_compare_exchange_strong(&p->magic, &live, MAGIC_DEAD)) {
+        spin_unlock(&g_pools_lock);
+        return WEFT_ERR_HANDLE; /* freed meanwhile */
+    }
+    if (atomic_load(&p->n_listed) > 0) { /* a scheduler created meanwhile lists it (sched.c: sched_new) */
         atomic_store(&p->magic, MAGIC_POOL);
+        spin_unlock(&g_pools_lock);
         return WEFT_ERR_BUSY;
     }
+    spin_unlock(&g_pools_lock);
     if (p->kind == POOL_KIND_USER && p->ops.free) p->ops.free(p->ops_state);
     pool_retire(p);
     *pool = NULL;
@@ -476,8 +531,8 @@ int weft_pool_size(weft_pool pool, size_t *n)
     if (!n) return WEFT_ERR_INVALID;
     if ((rc = pool_local_access(pool))) return rc;
     if (pool->kind == POOL_KIND_USER && pool->ops.size) {
-        bool locked = pool->impl == IMPL_LOCKED;
-        if (locked) pool_lock(pool);
+        bool locked;
+        if ((rc = pool_user_enter(pool, &locked))) return rc;
         *n = pool->ops.size(pool->ops_state);
         if (locked) pool_unlock(pool);
     } else {
@@ -502,8 +557,8 @@ int weft_pool_is_empty(weft_pool pool, int *empty)
     if (rc) return rc;
     if (pool->kind == POOL_KIND_USER && pool->ops.is_empty) {
         if ((rc = pool_local_access(pool))) return rc;
-        bool locked = pool->impl == IMPL_LOCKED;
-        if (locked) pool_lock(pool);
+        bool locked;
+        if ((rc = pool_user_enter(pool, &locked))) return rc;
         *empty = pool->ops.is_empty(pool->ops_state) != 0;
         if (locked) pool_unlock(pool);
         return WEFT_OK;
@@ -548,11 +603,12 @@ static int pool_pop_batch(struct weft_pool_s *p, struct weft_xstream_s *xs, int 
         while (n < max && (u = pool_pop_unit(p, xs))) out[n++] = u;
         return n;
     }
-    bool locked = p->impl == IMPL_LOCKED;
-    if (locked) {
-        if (!atomic_load_explicit(&p->size_snapshot, memory_order_relaxed)) return 0;
-        pool_lock(p);
-    }
+    /* A shared user pool, or a private one: by its owner, or locked while
+     * it has none. */
+    bool locked = p->impl == IMPL_LOCKED || pool_single_locked(p, xs);
+    if (p->impl == IMPL_LOCKED && !atomic_load_explicit(&p->size_snapshot, memory_order_relaxed)) return 0;
+    if (locked) pool_lock(p);
+    if (p->impl == IMPL_LIST && locked && pool_owner(p) && pool_owner(p) != xs) goto out; /* owned since */
     if (p->kind == POOL_KIND_USER && p->ops.pop_many) {
         int want = p->size < (size_t)max ? (int)p->size : max;
         if (want > 0 && !(p->ops.is_empty && p->ops.is_empty(p->ops_state))) {
@@ -569,8 +625,9 @@ static int pool_pop_batch(struct weft_pool_s *p, struct weft_xstream_s *xs, int 
         }
     }
     while (n < max && (u = list_pop(p))) out[n++] = u; /* built-in, or a pop_many that gave fewer */
+out:
     if (locked) {
-        atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
+        if (p->impl == IMPL_LOCKED) atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
         pool_unlock(p);
     }
     return n;
@@ -606,8 +663,11 @@ int weft_pool_pop_wait(weft_pool pool, uint64_t timeout_ns, weft_thread *unit)
         /* It holds units back: let it wait for their release its own way. */
         struct weft_unit_s *u = pool_pop_unit(pool, xs);
         if (!u && (u = pool->ops.pop_wait(pool->ops_state, timeout_ns))) {
+            bool locked = pool_single_locked(pool, xs); /* pushers count under the lock meanwhile */
+            if (locked) pool_lock(pool);
             u->in_pool = 0;
             pool->size--;
+            if (locked) pool_unlock(pool);
         }
         if (u) unit_set_pool(u, UNIT_HELD);
         *unit = u;

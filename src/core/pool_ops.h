@@ -2,7 +2,7 @@
  * schedulers' inline pick over them is in sched_pick.h). Each access kind takes only the
  * synchronisation its sharing needs (enum pool_impl): a private pool is an
  * intrusive singly-linked list touched by its owner only, no atomic
- * read-modify-write; MPMC is that list under a test-and-test-and-set spin
+ * read-modify-write (under its lock while it has no owner); MPMC is that list under a test-and-test-and-set spin
  * lock (short critical sections; it yields the CPU when the holder seems
  * preempted); SPSC/MPSC add a lock-free stack for pushes from other
  * streams, which the owner empties with one exchange; SPMC and DEQUE are a
@@ -37,16 +37,27 @@ static inline bool pool_forwarded(const struct weft_pool_s *p, const struct weft
     return o && o != xs;
 }
 
-/* `xs` (not NULL) is the owner of the built-in private list `p`: it may
- * push and pop with list_push_builtin() and list_pop(), no lock. */
+/* `xs` is the owner of the built-in private list `p`: it may push and pop
+ * with list_push_builtin() and list_pop_builtin(), no lock. Never true for
+ * xs == NULL (a plain thread) nor for a pool without an owner, whose list
+ * is taken under its lock (pool.c: pool_push_remote, pool_pop_unowned). */
 static inline bool pool_list_mine(const struct weft_pool_s *p, const struct weft_xstream_s *xs)
 {
     return __atomic_load_n(&p->list_owner, __ATOMIC_RELAXED) == xs;
 }
 
+/* The list of `p` is touched by its owner stream, or under its lock. (A
+ * debug check: the lock it sees held might be another thread's.) */
+static inline bool list_access_ok(const struct weft_pool_s *p)
+{
+    struct weft_xstream_s *o = pool_owner(p);
+    return (o && o == WEFT_TLS(weft_tls_xs)) || atomic_load_explicit(&p->lock, memory_order_relaxed);
+}
+
 /* list_push() into a built-in pool. */
 static inline void list_push_builtin(struct weft_pool_s *p, struct weft_unit_s *u)
 {
+    WEFT_ASSERT(list_access_ok(p));
     WEFT_ASSERT(!u->in_pool);
     WEFT_ASSERT(atomic_load_explicit(&u->state, memory_order_relaxed) == WEFT_STATE_READY);
     WEFT_ASSERT(p->kind != POOL_KIND_USER);
@@ -65,6 +76,7 @@ static inline void list_push_builtin(struct weft_pool_s *p, struct weft_unit_s *
 
 static inline void list_push(struct weft_pool_s *p, struct weft_unit_s *u)
 {
+    WEFT_ASSERT(list_access_ok(p));
     WEFT_ASSERT(!u->in_pool);
     WEFT_ASSERT(atomic_load_explicit(&u->state, memory_order_relaxed) == WEFT_STATE_READY);
     if (likely(p->kind != POOL_KIND_USER)) {
@@ -80,6 +92,7 @@ static inline void list_push(struct weft_pool_s *p, struct weft_unit_s *u)
 static inline struct weft_unit_s *list_pop_builtin(struct weft_pool_s *p)
 {
     WEFT_ASSERT(p->kind != POOL_KIND_USER);
+    WEFT_ASSERT(list_access_ok(p));
     struct weft_unit_s *u = p->head;
     if (u) {
         WEFT_ASSERT(u->in_pool);
@@ -93,6 +106,7 @@ static inline struct weft_unit_s *list_pop_builtin(struct weft_pool_s *p)
 
 static inline struct weft_unit_s *list_pop(struct weft_pool_s *p)
 {
+    WEFT_ASSERT(list_access_ok(p));
     struct weft_unit_s *u;
     if (unlikely(p->kind == POOL_KIND_USER)) {
         bool ready = p->ops.is_empty ? p->size && !p->ops.is_empty(p->ops_state) : p->size;
@@ -111,6 +125,7 @@ static inline struct weft_unit_s *list_pop(struct weft_pool_s *p)
  * yield-to and migration scan the whole list, a join only its front). */
 static inline bool list_remove(struct weft_pool_s *p, struct weft_unit_s *u, size_t reach)
 {
+    WEFT_ASSERT(list_access_ok(p));
     if (unlikely(p->kind == POOL_KIND_USER)) {
         if (!p->ops.remove) return false;
         p->ops.remove(p->ops_state, u); /* it holds u: in_pool said so */
@@ -190,18 +205,20 @@ WEFT_HIDDEN struct weft_unit_s *pool_pop_shared(struct weft_pool_s *p, struct we
 
 /* Push a unit of `p` from stream `xs` (NULL: a plain thread). Callers have
  * already sent units of single-producer pools to their owner's inbox
- * (pool_forwarded), or are that owner. The private case is inline; the
- * others (pool.c) would only crowd the hot paths. */
+ * (pool_forwarded), or are that owner, or found no owner. The owner's push
+ * into its private list is inline; the others (pool.c) would only crowd
+ * the hot paths. */
 static inline void pool_push_unit(struct weft_pool_s *p, struct weft_unit_s *u, struct weft_xstream_s *xs)
 {
-    if (likely(p->impl == IMPL_LIST)) list_push(p, u);
+    if (likely(pool_list_mine(p, xs))) list_push_builtin(p, u);
     else pool_push_shared(p, u, xs);
 }
 
-/* Pop the next unit for stream `xs`, which may pop from `p`. */
+/* Pop the next unit for stream `xs` (NULL: a plain thread), which may pop
+ * from `p`: it is `p`'s owner, or `p` has none (pool_access_from). */
 static inline struct weft_unit_s *pool_pop_unit(struct weft_pool_s *p, struct weft_xstream_s *xs)
 {
-    return likely(p->impl == IMPL_LIST) ? list_pop(p) : pool_pop_shared(p, xs);
+    return likely(pool_list_mine(p, xs)) ? list_pop_builtin(p) : pool_pop_shared(p, xs);
 }
 
 /* Ready units in `p`: exact for the owner of a private pool, a snapshot
@@ -220,31 +237,45 @@ static inline size_t pool_count(struct weft_pool_s *p)
     }
 }
 
+/* Is a pop or a take from single-consumer pool `p` by `xs` (NULL: a plain
+ * thread) done under the pool's lock? Yes unless `xs` owns it: a pool
+ * without an owner may be touched by any thread (pool_access_from). */
+static inline bool pool_single_locked(const struct weft_pool_s *p, const struct weft_xstream_s *xs)
+{
+    return !(xs && pool_owner(p) == xs);
+}
+
 /* Take `u` out of `p` if it is still there (and, with `unstarted`, has
  * never run) within the first `reach` units, and, unless `head_ok`, not at
- * the head; the caller may pop from `p`. The head is the common case
- * (yield-to a waiting peer). A deque cannot give up a unit from its middle. */
+ * the head; the caller, on stream `xs` (NULL: a plain thread), may pop
+ * from `p`. The head is the common case (yield-to a waiting peer). A
+ * deque cannot give up a unit from its middle. */
 static inline bool pool_take_within(struct weft_pool_s *p, struct weft_unit_s *u, bool unstarted,
-                                    size_t reach, bool head_ok)
+                                    size_t reach, bool head_ok, struct weft_xstream_s *xs)
 {
     if (p->impl == IMPL_DEQUE) return false;
-    bool locked = p->impl == IMPL_LOCKED, found = false;
+    bool single = pool_single_consumer(p), found = false;
+    bool locked = single ? pool_single_locked(p, xs) : true;
     if (locked) pool_lock(p);
+    /* Without an owner when the caller looked: one may have come since. */
+    if (single && locked && pool_owner(p) && pool_owner(p) != xs) goto out;
     if (p->impl == IMPL_INCOMING && atomic_load_explicit(&p->incoming, memory_order_relaxed)) incoming_drain(p);
     if (unit_get_pool(u) == p && u->in_pool && !(unstarted && u->started)) {
         if (p->head == u) found = head_ok && list_pop(p) == u; /* never true for a user pool: no head */
         else found = list_remove(p, u, reach);
     }
+out:
     if (locked) {
-        atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
+        if (p->impl == IMPL_LOCKED) atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
         pool_unlock(p);
     }
     return found;
 }
 
-static inline bool pool_take(struct weft_pool_s *p, struct weft_unit_s *u, bool unstarted)
+static inline bool pool_take(struct weft_pool_s *p, struct weft_unit_s *u, bool unstarted,
+                             struct weft_xstream_s *xs)
 {
-    return pool_take_within(p, u, unstarted, SIZE_MAX, true);
+    return pool_take_within(p, u, unstarted, SIZE_MAX, true, xs);
 }
 
 /* May `xs` run a unit of `p` now, under its running scheduler? A private

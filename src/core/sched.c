@@ -37,6 +37,20 @@ void sched_set_fast(struct weft_sched_s *s)
     s->fast = !s->parent && (s->policy == SCHED_PRIO || (s->policy == SCHED_BASIC && s->npools == 1));
 }
 
+/* The first `n` pools of `s` stop being used by it on `xs`: those whose
+ * owner `xs` became through `s` (s->took) have none any more (a private
+ * pool left owned by a stream that no longer schedules it would be touched
+ * without a lock by that stream and by the next one to take it), then
+ * they are let go. */
+static void sched_release_pools(struct weft_sched_s *s, int n, struct weft_xstream_s *xs)
+{
+    for (int i = 0; i < n; i++) {
+        if (s->took & (1u << i)) pool_disown(s->pools[i], xs);
+        pool_detach(s->pools[i]); /* last touch: the pool may be freed now */
+    }
+    s->took = 0;
+}
+
 /* Bind the scheduler and its pools to `xs` as its main scheduler; all or
  * nothing. (A scheduler whose run function is still on a stack, replaced
  * but not yet returned, must not be attached anew: callers check in_run.) */
@@ -44,10 +58,13 @@ int sched_attach(struct weft_sched_s *s, struct weft_xstream_s *xs)
 {
     struct weft_xstream_s *none = NULL;
     if (!atomic_compare_exchange_strong(&s->xs, &none, xs)) return WEFT_ERR_BUSY;
+    s->took = 0;
     for (int i = 0; i < s->npools; i++) {
-        int rc = pool_attach(s->pools[i], xs, i == 0);
+        bool took = false;
+        int rc = pool_attach(s->pools[i], xs, i == 0, &took);
+        if (took) s->took |= 1u << i;
         if (rc) {
-            while (i-- > 0) pool_detach(s->pools[i]);
+            sched_release_pools(s, i, xs);
             atomic_store(&s->xs, NULL);
             return rc;
         }
@@ -58,9 +75,11 @@ int sched_attach(struct weft_sched_s *s, struct weft_xstream_s *xs)
     return WEFT_OK;
 }
 
+/* `s` stops running on its stream (its main scheduler replaced or ended,
+ * a stacked one finished, a failed start undone). */
 void sched_detach(struct weft_sched_s *s)
 {
-    for (int i = 0; i < s->npools; i++) pool_detach(s->pools[i]);
+    sched_release_pools(s, s->npools, atomic_load(&s->xs));
     atomic_store(&s->xs, NULL);
 }
 
@@ -134,6 +153,13 @@ static int sched_new(int npools, struct weft_pool_s *const *pools, struct weft_s
     for (int i = 0; i < npools; i++) {
         s->pools[i] = pools[i];
         atomic_fetch_add(&pools[i]->n_listed, 1);
+        /* A weft_pool_free() of it meanwhile either sees it listed (and
+         * refuses) or has marked it dead before: then refuse it here. */
+        if (atomic_load(&pools[i]->magic) != MAGIC_POOL) {
+            for (int k = 0; k <= i; k++) atomic_fetch_sub(&pools[k]->n_listed, 1);
+            obj_retire(s, sizeof *s);
+            return WEFT_ERR_HANDLE;
+        }
     }
     atomic_store(&s->magic, MAGIC_SCHED);
     sched_register(s);
@@ -362,6 +388,9 @@ static bool sched_should_stop(struct weft_xstream_s *xs, struct weft_sched_s *s)
     }
     if (!s->automatic && !atomic_load_explicit(&s->finish_requested, memory_order_acquire)) return false;
     if (atomic_load_explicit(&xs->inbox, memory_order_relaxed)) inbox_drain(xs);
+    /* Units that must run on this stream next may be of our pools (a bound
+     * one woken from elsewhere, drained just now): they run first. */
+    if (xs->runnext_head || xs->stash) return false;
     for (int i = 0; i < s->npools; i++) {
         struct weft_pool_s *p = s->pools[i];
         if (pool_count(p) > 0 || atomic_load_explicit(&p->n_blocked, memory_order_acquire) > 0) return false;
@@ -501,9 +530,12 @@ static void stacked_main(void *arg)
     struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs); /* a unit's start: no switch yet */
     struct weft_unit_s *self = xs->cur;
     /* Its private pools belong to the stream it runs on; the unit is not
-     * migratable, so that stays true. */
+     * migratable, and the stream does not end before it (n_stacked), so
+     * that stays true. */
     spin_lock(&g_scheds_lock); /* not while finalize looks at pending ones and empties their pools */
-    for (int i = 0; i < s->npools; i++) pool_take_owner(s->pools[i], xs, i == 0);
+    s->took = 0;
+    for (int i = 0; i < s->npools; i++)
+        if (pool_take_owner(s->pools[i], xs, i == 0)) s->took |= 1u << i;
     atomic_store_explicit(&s->stacked, NULL, memory_order_relaxed);
     atomic_store(&s->xs, xs);
     spin_unlock(&g_scheds_lock);
@@ -513,10 +545,13 @@ static void stacked_main(void *arg)
     sched_set_fast(s);
     xs->sched = s;
     xs->sched_unit = self;
+    xs->n_stacked++;
 
     sched_run(xs, s);
 
     xs = self->xs;
+    WEFT_ASSERT(xs->n_stacked > 0);
+    xs->n_stacked--;
     xs->sched = s->parent;
     xs->sched_unit = s->parent_unit;
     s->parent = NULL;

@@ -54,7 +54,8 @@ static inline struct weft_unit_s *sched_pick(struct weft_xstream_s *xs)
     if (unlikely(xs->runnext_head != NULL)) return runnext_pop(xs);
     struct weft_sched_s *s = xs->sched;
     if (likely(s->fast)) {
-        for (int i = 0; i < s->npools; i++) {
+        int n = s->npools; /* read once: a pop's byte stores may alias it */
+        for (int i = 0; i < n; i++) {
             u = pool_pop_unit(s->pools[i], xs);
             if (u) return u;
         }

@@ -741,7 +741,7 @@ static __attribute__((noinline)) int yield_to_slow(struct weft_unit_s *target)
      * lists. */
     if (!pool_runs_here(xs, p)) return WEFT_ERR_CROSS_STREAM;
     if (target->bound && target->home != xs) return WEFT_ERR_CROSS_STREAM;
-    if (!pool_take(p, target, false)) return WEFT_ERR_STATE;
+    if (!pool_take(p, target, false, xs)) return WEFT_ERR_STATE;
     if (!unit_claim(xs, target)) return WEFT_ERR_NOMEM; /* no stack now: it waits for one (stack_starve) */
     unit_switch_ready(xs, self, target);
     return WEFT_OK;
@@ -820,7 +820,7 @@ static inline bool join_take(struct weft_xstream_s *xs, struct weft_unit_s *t)
 {
     struct weft_pool_s *p = unit_get_pool(t);
     if (!BYPASS || t->kind != KIND_ULT || !p || p->kind == POOL_KIND_USER || !pool_runs_here(xs, p) ||
-        !pool_take_within(p, t, true, JOIN_TAKE_REACH, false))
+        !pool_take_within(p, t, true, JOIN_TAKE_REACH, false, xs))
         return false;
     t->join_back = 1;
     return true;
@@ -1041,7 +1041,7 @@ int weft_thread_migrate(weft_thread t, weft_pool pool)
     struct weft_pool_s *p = unit_get_pool(t);
     if (!p) return WEFT_ERR_STATE;
     if (pool_single_consumer(p) && pool_owner(p) && pool_owner(p) != xs) return WEFT_ERR_POOL_ACCESS;
-    if (!pool_take(p, t, false)) return WEFT_ERR_STATE; /* running, blocked or in transit */
+    if (!pool_take(p, t, false, xs)) return WEFT_ERR_STATE; /* running, blocked or in transit */
     unit_set_pool(t, pool);
     unit_deliver(xs, t);
     return WEFT_OK;
@@ -1131,7 +1131,7 @@ int weft_thread_cancel(weft_thread t)
         return WEFT_ERR_STATE;
     if (pool_single_consumer(p) && pool_owner(p) && pool_owner(p) != xs)
         return WEFT_ERR_POOL_ACCESS;
-    if (!pool_take(p, t, true)) return WEFT_ERR_STATE;
+    if (!pool_take(p, t, true, xs)) return WEFT_ERR_STATE;
     t->cancelled = 1;
     unit_finish(xs, t);
     return WEFT_OK;

@@ -56,6 +56,9 @@ bool xs_can_stop(struct weft_xstream_s *xs)
 {
     struct weft_sched_s *s = xs_main_sched(xs);
     if (xs->runnext_head || xs->stash) return false;
+    /* A stacked scheduler paused here (its unit waiting in some pool) comes
+     * back to run here: it is bound, and owns its private pools through us. */
+    if (xs->n_stacked) return false;
     if (atomic_load_explicit(&xs->n_timers, memory_order_relaxed)) return false; /* a timed wait is on */
     for (int i = 0; i < s->npools; i++) {
         struct weft_pool_s *p = s->pools[i];
@@ -193,11 +196,7 @@ static void *xs_thread_main(void *arg)
 
     sched_main_loop(xs);
 
-    sched_detach(xs_main_sched(xs));
-    for (int i = 0; i < xs_main_sched(xs)->npools; i++) {
-        struct weft_pool_s *p = xs_main_sched(xs)->pools[i];
-        pool_disown(p, xs);
-    }
+    sched_detach(xs_main_sched(xs)); /* its pools have no owner now */
 #ifdef WEFT_TSAN
     su->tsan_fiber = NULL; /* the thread's own fiber is not ours to destroy */
 #endif
@@ -318,6 +317,7 @@ static int xs_create(weft_sched sched, weft_xstream *out)
 
 fail_sched:
     sched_detach(sched);
+    inbox_close_unstarted(xs);
 fail_xs:
     xs_spare(xs);
     return rc;
@@ -536,12 +536,6 @@ int weft_xstream_set_main_sched(weft_xstream xs, weft_sched sched)
     if ((rc = sched_attach(sched, xs))) {
         sched_attach(old, xs);
         return rc;
-    }
-    for (int i = 0; i < old->npools; i++) {
-        struct weft_pool_s *p = old->pools[i];
-        if (!sched_has_pool(sched, p) && pool_single_consumer(p) && pool_owner(p) == xs &&
-            atomic_load(&p->n_scheds) == 0)
-            pool_own(p, NULL);
     }
     if (self->pool && !sched_has_pool(sched, self->pool)) unit_set_pool(self, sched->pools[0]);
     xs->sched = sched;
