@@ -6,6 +6,7 @@
  * it accepted exactly once. Leaks show up under the ASan suite's leak
  * checker, which runs at exit after weft_finalize(). The countdown is a
  * hidden variable of the static library (src/core/sys.h). */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -85,6 +86,70 @@ static void faults_xstream(void)
         expect_nomem(rc, "weft_xstream_create", n);
         CHECK(k == 1);
     }
+    CHECK_OK(weft_finalize());
+}
+
+/* A stream over a private pool that fails to start leaves the pool to no
+ * stream: what a plain thread created into it meanwhile (some of it sent
+ * to the unborn stream's inbox) and what is created after all run once
+ * the next stream takes it, and any thread may pop it in between. */
+#define FP_MAX 4000
+static weft_pool g_fp;
+static weft_thread g_fp_units[FP_MAX];
+static _Atomic int g_fp_made, g_fp_stop, g_fp_ran;
+
+static void fp_body(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&g_fp_ran, 1);
+}
+
+static void *fp_pusher(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&g_fp_stop) && g_fp_made < FP_MAX - 10) {
+        int rc = weft_tasklet_create(g_fp, fp_body, NULL, &g_fp_units[g_fp_made]);
+        if (rc == WEFT_OK) g_fp_made++;
+        else CHECK(rc == WEFT_ERR_NOMEM); /* the armed fault may be this call's */
+    }
+    return NULL;
+}
+
+static void faults_xstream_pool(void)
+{
+    start_weft(1);
+    int failed = 0;
+    for (long n = 1; n < 60; n++) {
+        weft_sched s;
+        weft_xstream x = NULL;
+        CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_PRIVATE, &g_fp));
+        CHECK_OK(weft_sched_create_basic(1, &g_fp, &s));
+        g_fp_made = g_fp_ran = g_fp_stop = 0;
+        pthread_t th;
+        CHECK(pthread_create(&th, NULL, fp_pusher, NULL) == 0);
+        while (g_fp_made < 20) sched_yield();
+        arm(n);
+        int rc = weft_xstream_create(s, &x);
+        disarm();
+        atomic_store(&g_fp_stop, 1);
+        CHECK(pthread_join(th, NULL) == 0);
+        if (rc != WEFT_OK) {
+            expect_nomem(rc, "weft_xstream_create over a private pool", n);
+            failed++;
+            weft_thread u;
+            CHECK_OK(weft_pool_pop(g_fp, &u)); /* no stream owns it */
+            CHECK(u != NULL);
+            CHECK_OK(weft_pool_push(g_fp, u));
+            for (int i = 0; i < 10; i++) CHECK_OK(weft_tasklet_create(g_fp, fp_body, NULL, &g_fp_units[g_fp_made++]));
+            CHECK_OK(weft_xstream_create(s, &x));
+        }
+        for (int i = 0; i < g_fp_made; i++) CHECK_OK(weft_thread_free(&g_fp_units[i]));
+        CHECK(g_fp_ran == g_fp_made);
+        CHECK_OK(weft_xstream_free(&x));
+        CHECK_OK(weft_sched_free(&s));
+        CHECK_OK(weft_pool_free(&g_fp));
+    }
+    CHECK(failed > 0);
     CHECK_OK(weft_finalize());
 }
 
@@ -355,6 +420,7 @@ int main(int argc, char **argv)
         const char *name;
         void (*fn)(void);
     } phases[] = {{"init", faults_init_lazy}, {"init_eager", faults_init_eager}, {"xstream", faults_xstream},
+                  {"xstream_pool", faults_xstream_pool},
                   {"units", faults_units_lazy}, {"units_eager", faults_units_eager}, {"create_here", faults_create_here},
                   {"objects", faults_objects},
                   {"keys", faults_keys}, {"pair", faults_pair}};

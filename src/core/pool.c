@@ -79,10 +79,7 @@ static int pool_user_enter(struct weft_pool_s *p, bool *locked)
 {
     struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
     *locked = p->impl == IMPL_LOCKED || pool_single_locked(p, xs);
-    if (!*locked) return WEFT_OK;
-    pool_lock(p);
-    if (p->impl == IMPL_LIST && pool_owner(p) && pool_owner(p) != xs) {
-        pool_unlock(p);
+    if (*locked && !pool_lock_unowned(p, xs)) {
         *locked = false;
         return WEFT_ERR_POOL_ACCESS;
     }
@@ -223,13 +220,9 @@ static void pool_push_remote(struct weft_pool_s *p, struct weft_unit_s *u, struc
  * lock, and only while that is still so. */
 static struct weft_unit_s *pool_pop_unowned(struct weft_pool_s *p, struct weft_xstream_s *xs)
 {
-    struct weft_unit_s *u = NULL;
-    pool_lock(p);
-    struct weft_xstream_s *o = pool_owner(p);
-    if (!o || o == xs) {
-        if (p->impl == IMPL_INCOMING && atomic_load_explicit(&p->incoming, memory_order_relaxed)) incoming_drain(p);
-        u = list_pop(p);
-    }
+    if (!pool_lock_unowned(p, xs)) return NULL;
+    if (p->impl == IMPL_INCOMING && atomic_load_explicit(&p->incoming, memory_order_relaxed)) incoming_drain(p);
+    struct weft_unit_s *u = list_pop(p);
     pool_unlock(p);
     return u;
 }
@@ -607,8 +600,7 @@ static int pool_pop_batch(struct weft_pool_s *p, struct weft_xstream_s *xs, int 
      * it has none. */
     bool locked = p->impl == IMPL_LOCKED || pool_single_locked(p, xs);
     if (p->impl == IMPL_LOCKED && !atomic_load_explicit(&p->size_snapshot, memory_order_relaxed)) return 0;
-    if (locked) pool_lock(p);
-    if (p->impl == IMPL_LIST && locked && pool_owner(p) && pool_owner(p) != xs) goto out; /* owned since */
+    if (locked && !pool_lock_unowned(p, xs)) return 0; /* owned since the caller looked */
     if (p->kind == POOL_KIND_USER && p->ops.pop_many) {
         int want = p->size < (size_t)max ? (int)p->size : max;
         if (want > 0 && !(p->ops.is_empty && p->ops.is_empty(p->ops_state))) {
@@ -625,7 +617,6 @@ static int pool_pop_batch(struct weft_pool_s *p, struct weft_xstream_s *xs, int 
         }
     }
     while (n < max && (u = list_pop(p))) out[n++] = u; /* built-in, or a pop_many that gave fewer */
-out:
     if (locked) {
         if (p->impl == IMPL_LOCKED) atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
         pool_unlock(p);

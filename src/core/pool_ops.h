@@ -245,6 +245,18 @@ static inline bool pool_single_locked(const struct weft_pool_s *p, const struct 
     return !(xs && pool_owner(p) == xs);
 }
 
+/* Take the lock of `p` for `xs`, which does not own it: true while no
+ * other stream owns it; false, the lock let go, when one came meanwhile.
+ * (A pool that never has an owner, LOCKED, always gives true.) */
+static inline bool pool_lock_unowned(struct weft_pool_s *p, const struct weft_xstream_s *xs)
+{
+    pool_lock(p);
+    struct weft_xstream_s *o = pool_owner(p);
+    if (!o || o == xs) return true;
+    pool_unlock(p);
+    return false;
+}
+
 /* Take `u` out of `p` if it is still there (and, with `unstarted`, has
  * never run) within the first `reach` units, and, unless `head_ok`, not at
  * the head; the caller, on stream `xs` (NULL: a plain thread), may pop
@@ -254,17 +266,14 @@ static inline bool pool_take_within(struct weft_pool_s *p, struct weft_unit_s *u
                                     size_t reach, bool head_ok, struct weft_xstream_s *xs)
 {
     if (p->impl == IMPL_DEQUE) return false;
-    bool single = pool_single_consumer(p), found = false;
-    bool locked = single ? pool_single_locked(p, xs) : true;
-    if (locked) pool_lock(p);
-    /* Without an owner when the caller looked: one may have come since. */
-    if (single && locked && pool_owner(p) && pool_owner(p) != xs) goto out;
+    bool found = false;
+    bool locked = pool_single_consumer(p) ? pool_single_locked(p, xs) : true;
+    if (locked && !pool_lock_unowned(p, xs)) return false; /* owned since the caller looked */
     if (p->impl == IMPL_INCOMING && atomic_load_explicit(&p->incoming, memory_order_relaxed)) incoming_drain(p);
     if (unit_get_pool(u) == p && u->in_pool && !(unstarted && u->started)) {
         if (p->head == u) found = head_ok && list_pop(p) == u; /* never true for a user pool: no head */
         else found = list_remove(p, u, reach);
     }
-out:
     if (locked) {
         if (p->impl == IMPL_LOCKED) atomic_store_explicit(&p->size_snapshot, p->size, memory_order_relaxed);
         pool_unlock(p);
