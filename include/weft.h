@@ -383,7 +383,11 @@ WEFT_API int weft_pool_create(weft_pool_kind kind, weft_pool_access access, weft
  * pool weft calls them under the pool's lock; a private pool's run on its
  * owning stream only, or under the pool's lock while no stream owns it
  * (pop_wait excepted, below), so the operations need no synchronisation of
- * their own. weft keeps the size and each unit's in-pool state. */
+ * their own. weft keeps the size and each unit's in-pool state. Since they
+ * may run under a lock of weft's, push, pop, remove, pop_many, is_empty and
+ * size may call weft_thread_pool_data(), weft_thread_get_arg() and
+ * weft_time_ns() but no other weft function (creating or freeing units,
+ * pools or schedulers from them may deadlock). */
 typedef struct weft_pool_ops {
     /* Hold `unit`. Must not fail: keep per-unit data in
      * weft_thread_pool_data(unit) instead of allocating. */
@@ -563,7 +567,12 @@ WEFT_API int weft_sched_run_unit(weft_sched sched, weft_thread unit, weft_pool p
 /* *stop = 1 when the run function must return: the stream is stopping and
  * nothing is left, the scheduler was replaced as the main scheduler, or,
  * stacked, it is automatic or finishing and its pools are empty with no
- * blocked unit. Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID,
+ * blocked unit. Once a stream's main scheduler got 1 it keeps getting 1.
+ * A run function should return then; one that goes on may still use the
+ * scheduler calls and pop and run units, but what other threads put into
+ * its pools from then on waits there (unless it pops it) for the next
+ * scheduler that serves them.
+ * Errors: WEFT_ERR_HANDLE, WEFT_ERR_INVALID,
  * WEFT_ERR_CROSS_STREAM (not called from the scheduler's context).
  * Context: the scheduler's run function. */
 WEFT_API int weft_sched_has_to_stop(weft_sched sched, int *stop);

@@ -2,7 +2,8 @@
  * exactly one of them gets WEFT_OK, the other WEFT_ERR_JOINED or
  * WEFT_ERR_HANDLE, and the descriptor is released once (the units created
  * afterwards are all distinct and run). A pool freed while a scheduler is
- * created over it: never both succeed. Repeated: the window is small. */
+ * created over it: never both succeed. Two streams started at once over
+ * one private pool: exactly one succeeds. Repeated: the window is small. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -121,6 +122,48 @@ static void pool_rounds(void)
     for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
 }
 
+/* Two threads start a stream each, over two schedulers that list the same
+ * private pool: a private pool serves one scheduler, so exactly one start
+ * succeeds and the other is told WEFT_ERR_POOL_ACCESS. */
+#define ATTACH_ROUNDS 400
+static weft_sched g_two[2];
+static weft_xstream g_xs[2];
+
+static void *attach_racer(void *arg)
+{
+    int me = (int)(intptr_t)arg;
+    for (int r = 1; r <= ATTACH_ROUNDS; r++) {
+        for (unsigned i = 1; atomic_load(&g_round) != r; i++)
+            if (i % 4096 == 0) sched_yield();
+        g_rc[me] = weft_xstream_create(g_two[me], &g_xs[me]);
+        atomic_fetch_add(&g_done, 1);
+    }
+    return NULL;
+}
+
+static void attach_rounds(void)
+{
+    weft_pool priv;
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_PRIVATE, &priv));
+    for (int i = 0; i < 2; i++) CHECK_OK(weft_sched_create_basic(1, &priv, &g_two[i]));
+    atomic_store(&g_round, 0);
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, attach_racer, (void *)(intptr_t)i);
+    for (int r = 1; r <= ATTACH_ROUNDS; r++) {
+        atomic_store(&g_done, 0);
+        atomic_store(&g_round, r);
+        while (atomic_load(&g_done) != 2) sched_yield();
+        CHECK((g_rc[0] == WEFT_OK) + (g_rc[1] == WEFT_OK) == 1);
+        for (int i = 0; i < 2; i++) {
+            if (g_rc[i] == WEFT_OK) CHECK_OK(weft_xstream_free(&g_xs[i]));
+            else CHECK(g_rc[i] == WEFT_ERR_POOL_ACCESS);
+        }
+    }
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < 2; i++) CHECK_OK(weft_sched_free(&g_two[i]));
+    CHECK_OK(weft_pool_free(&priv));
+}
+
 int main(void)
 {
     start_weft(2);
@@ -128,6 +171,7 @@ int main(void)
     rounds(0, 0); /* maybe still running: the join inside free */
     rounds(1, 0); /* join racing free */
     pool_rounds();
+    attach_rounds();
     CHECK_OK(weft_finalize());
     printf("free_race: ok\n");
     return 0;

@@ -2,7 +2,9 @@
 /* Schedulers: the priority and basic (round-robin) policies, a user-defined
  * scheduler as a stream's main scheduler and as the primary's replacement,
  * and the errors of the scheduler calls. Stacking is in test_stacked_sched.c. */
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "check.h"
@@ -368,6 +370,101 @@ static void test_shared_left(void)
     printf("sched: shared pool left with a blocked unit ok\n");
 }
 
+/* ---------- a user scheduler that goes on after being told to stop ---------- */
+
+/* weft_sched_has_to_stop said stop: the stream has closed its inbox, and
+ * units created into its pools from now on wait there for the next
+ * scheduler. A run function that does not return at once may still call
+ * the scheduler calls and pop and run units; it must neither crash nor
+ * race the threads that push into its pools meanwhile. */
+#define LINGER_MAKERS 2
+#define LINGER_PER 4000
+static _Atomic long g_linger_ran;
+static _Atomic int g_linger_stopped;
+static int g_linger_bad;
+
+static void linger_tick(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&g_linger_ran, 1);
+}
+
+static void linger_run(weft_sched s)
+{
+    weft_pool pool;
+    int n, stop = 0;
+    CHECK_OK(weft_sched_get_pools(s, 1, &pool, &n));
+    for (;;) {
+        CHECK_OK(weft_sched_has_to_stop(s, &stop));
+        if (stop) break;
+        weft_thread u;
+        CHECK_OK(weft_pool_pop(pool, &u));
+        if (u) CHECK_OK(weft_sched_run_unit(s, u, pool));
+        else CHECK_OK(weft_sched_idle(s));
+    }
+    atomic_store(&g_linger_stopped, 1);
+    /* Told to stop: keep going a while, as a careless scheduler would. */
+    for (int round = 0; round < 3000; round++) {
+        int again = 0;
+        if (weft_sched_has_to_stop(s, &again) != WEFT_OK || !again) g_linger_bad = 1;
+        if (weft_sched_check_events(s) != WEFT_OK) g_linger_bad = 2;
+        weft_thread u = NULL;
+        if (weft_pool_pop(pool, &u) != WEFT_OK) g_linger_bad = 3;
+        if (u && weft_sched_run_unit(s, u, pool) != WEFT_OK) g_linger_bad = 4;
+        if (round % 500 == 0 && weft_sched_idle(s) != WEFT_OK) g_linger_bad = 5;
+    }
+}
+
+static const weft_sched_ops linger_ops = {.run = linger_run};
+
+static weft_pool g_linger_pool;
+static weft_thread g_linger_units[LINGER_MAKERS][LINGER_PER];
+
+static void *linger_maker(void *arg)
+{
+    weft_thread *mine = g_linger_units[(intptr_t)arg];
+    for (int i = 0; i < LINGER_PER; i++) {
+        CHECK_OK(weft_tasklet_create(g_linger_pool, linger_tick, NULL, &mine[i]));
+        if (i == LINGER_PER / 4)
+            while (!atomic_load(&g_linger_stopped)) sched_yield(); /* the rest after the stop */
+    }
+    return NULL;
+}
+
+static void test_user_linger(void)
+{
+    for (int rep = 0; rep < 4; rep++) {
+        atomic_store(&g_linger_ran, 0);
+        atomic_store(&g_linger_stopped, 0);
+        g_linger_bad = 0;
+        CHECK_OK(weft_pool_create(rep & 1 ? WEFT_POOL_LIFO : WEFT_POOL_FIFO, WEFT_POOL_ACCESS_PRIVATE,
+                                  &g_linger_pool));
+        weft_sched s;
+        CHECK_OK(weft_sched_create(&linger_ops, 1, &g_linger_pool, NULL, &s));
+        weft_xstream xs;
+        CHECK_OK(weft_xstream_create(s, &xs));
+        pthread_t t[LINGER_MAKERS];
+        for (intptr_t i = 0; i < LINGER_MAKERS; i++) CHECK(pthread_create(&t[i], NULL, linger_maker, (void *)i) == 0);
+        /* Ask the stream to end while the makers push: it stops once its
+         * pool is empty for a moment. */
+        while (atomic_load(&g_linger_ran) < LINGER_PER / 8) sched_yield();
+        CHECK_OK(weft_xstream_free(&xs));
+        for (int i = 0; i < LINGER_MAKERS; i++) CHECK(pthread_join(t[i], NULL) == 0);
+        CHECK(g_linger_bad == 0);
+        /* What it left, a built-in scheduler on a new stream runs. */
+        weft_sched basic;
+        CHECK_OK(weft_sched_create_basic(1, &g_linger_pool, &basic));
+        CHECK_OK(weft_xstream_create(basic, &xs));
+        for (int i = 0; i < LINGER_MAKERS; i++) CHECK_OK(weft_thread_free_many(LINGER_PER, g_linger_units[i]));
+        CHECK(atomic_load(&g_linger_ran) == LINGER_MAKERS * LINGER_PER);
+        CHECK_OK(weft_xstream_free(&xs));
+        CHECK_OK(weft_sched_free(&basic));
+        CHECK_OK(weft_sched_free(&s));
+        CHECK_OK(weft_pool_free(&g_linger_pool));
+    }
+    printf("sched: a user scheduler that goes on after the stop ok\n");
+}
+
 int main(void)
 {
     start_weft(1);
@@ -375,6 +472,7 @@ int main(void)
     test_user_stream();
     test_user_primary();
     test_errors();
+    test_user_linger();
     CHECK_OK(weft_finalize());
     CHECK_OK(weft_sched_free(&g_back)); /* a user's scheduler outlives the runtime */
     test_shared_left();

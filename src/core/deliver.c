@@ -44,6 +44,9 @@ static struct weft_unit_s *inbox_take(struct weft_xstream_s *xs, struct weft_uni
 
 void inbox_drain(struct weft_xstream_s *xs)
 {
+    /* Closed (the stream is stopping): nothing comes in any more, and a
+     * scheduler that still does its housekeeping must not reopen it. */
+    if (atomic_load_explicit(&xs->inbox, memory_order_relaxed) == INBOX_CLOSED) return;
     struct weft_unit_s *u, *fifo = inbox_take(xs, NULL);
     while ((u = fifo)) {
         fifo = u->next;

@@ -49,9 +49,10 @@ static struct {
 /* Lock order: the global lock, pools, schedulers, the layers above
  * (core_hooks: keys), graveyard, handle memory, topology. Weft itself
  * holds one of them while it takes another only in that order: finalize
- * reads the scheduler registry under the pool registry's lock, and holds
- * the latter around a user pool's pop (adopting orphans), so the locks its
- * code may reach, creating keys or sync objects, come after it. */
+ * reads the scheduler registry under the pool registry's lock. It pins the
+ * pools it will empty and lets the registry's lock go before it pops from
+ * them (pool.c: pool_pin), so no user pool operation runs under these
+ * locks. */
 static void fork_prepare(void)
 {
     pthread_mutex_lock(&weft_g.lock);

@@ -40,13 +40,25 @@ bool pool_take_owner(struct weft_pool_s *p, struct weft_xstream_s *xs, bool firs
     return true;
 }
 
+/* One more scheduler uses `p` (pool_detach undoes it). A single-consumer
+ * pool serves one scheduler: the second of two racing claims fails. */
+int pool_claim(struct weft_pool_s *p)
+{
+    if (!pool_single_consumer(p)) {
+        atomic_fetch_add(&p->n_scheds, 1);
+        return WEFT_OK;
+    }
+    int none = 0;
+    return atomic_compare_exchange_strong(&p->n_scheds, &none, 1) ? WEFT_OK : WEFT_ERR_POOL_ACCESS;
+}
+
 /* A scheduler on `xs` starts to use `p` (as its first pool when `first`);
- * *took as pool_take_owner. A single-consumer pool serves one scheduler. */
+ * *took as pool_take_owner. */
 int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first, bool *took)
 {
-    if (pool_single_consumer(p) && atomic_load(&p->n_scheds) > 0) return WEFT_ERR_POOL_ACCESS;
+    int rc = pool_claim(p);
+    if (rc) return rc;
     *took = pool_take_owner(p, xs, first);
-    atomic_fetch_add(&p->n_scheds, 1);
     return WEFT_OK;
 }
 

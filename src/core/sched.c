@@ -37,18 +37,24 @@ void sched_set_fast(struct weft_sched_s *s)
     s->fast = !s->parent && (s->policy == SCHED_PRIO || (s->policy == SCHED_BASIC && s->npools == 1));
 }
 
-/* The first `n` pools of `s` stop being used by it on `xs`: those whose
- * owner `xs` became through `s` (s->took) have none any more (a private
- * pool left owned by a stream that no longer schedules it would be touched
- * without a lock by that stream and by the next one to take it), then
- * they are let go. */
+/* Of the first `n` pools of `s`, those whose owner `xs` became through `s`
+ * (s->took) have none any more: a private pool left owned by a stream that
+ * no longer schedules it would be touched without a lock by that stream
+ * and by the next one to take it. From now on `xs` too uses them under
+ * their lock. */
+static void sched_disown(struct weft_sched_s *s, int n, struct weft_xstream_s *xs)
+{
+    for (int i = 0; i < n; i++)
+        if (s->took & (1u << i)) pool_disown(s->pools[i], xs);
+    s->took = 0;
+}
+
+/* The first `n` pools of `s` stop being used by it on `xs`: disowned as
+ * above, then let go. */
 static void sched_release_pools(struct weft_sched_s *s, int n, struct weft_xstream_s *xs)
 {
-    for (int i = 0; i < n; i++) {
-        if (s->took & (1u << i)) pool_disown(s->pools[i], xs);
-        pool_detach(s->pools[i]); /* last touch: the pool may be freed now */
-    }
-    s->took = 0;
+    sched_disown(s, n, xs);
+    for (int i = 0; i < n; i++) pool_detach(s->pools[i]); /* last touch: the pool may be freed now */
 }
 
 /* Bind the scheduler and its pools to `xs` as its main scheduler; all or
@@ -379,9 +385,14 @@ static bool sched_should_stop(struct weft_xstream_s *xs, struct weft_sched_s *s)
 {
     if (!s->parent) {
         if (xs_main_sched(xs) != s) return true; /* replaced */
+        if (xs->stopping) return true; /* asked again by a run function that went on */
         if (!xs->is_primary && atomic_load_explicit(&xs->stop_requested, memory_order_acquire) &&
             xs_can_stop(xs)) {
             xs->stopping = 1;
+            /* The inbox is closed: pushers now use the pools under their
+             * lock, so this stream must too, even if a user-defined run
+             * function goes on popping before it returns. */
+            sched_disown(s, s->npools, xs);
             return true;
         }
         return false;
@@ -574,12 +585,7 @@ int weft_pool_add_sched(weft_pool pool, weft_sched s)
      * set when it first runs. */
     int i;
     for (i = 0; i < s->npools; i++) {
-        struct weft_pool_s *p = s->pools[i];
-        if (pool_single_consumer(p) && atomic_load(&p->n_scheds) > 0) {
-            rc = WEFT_ERR_POOL_ACCESS;
-            break;
-        }
-        atomic_fetch_add(&p->n_scheds, 1);
+        if ((rc = pool_claim(s->pools[i]))) break;
     }
     if (rc == WEFT_OK && (rc = unit_create_stacked(pool, stacked_main, s)) == WEFT_OK) return WEFT_OK;
     while (i-- > 0) pool_detach(s->pools[i]);
