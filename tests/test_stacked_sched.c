@@ -2,7 +2,9 @@
 /* Stacked schedulers: three levels deep (basic, priority, user-defined) on a
  * secondary stream; a busy stacked scheduler still gives the one below its
  * turns; one stacked on the primary while the main ULT waits; errors. */
+#include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include <string.h>
 
 #include "check.h"
@@ -196,12 +198,87 @@ static void test_primary(void)
     CHECK_OK(weft_pool_free(&pe));
 }
 
+/* A stream asked to end while a scheduler stacked on it is paused, its
+ * unit waiting in a pool another stream serves too: the stream ends only
+ * after that scheduler has finished, and the stacked scheduler's units run
+ * on its stream alone (it is bound there). Repeated: the other stream may
+ * hold the paused scheduler's unit at the moment the first one looks. */
+#define OUTLIVE_ROUNDS 60
+static weft_xstream g_sx;
+static _Atomic int g_elsewhere, g_ps_ran;
+static weft_sched g_fin;
+
+static void on_sx(void *arg)
+{
+    (void)arg;
+    weft_xstream xs;
+    CHECK_OK(weft_xstream_self(&xs));
+    if (xs != g_sx) g_elsewhere++;
+    g_ps_ran++;
+}
+
+static void *finish_later(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, 3 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    CHECK_OK(weft_sched_finish(g_fin));
+    return NULL;
+}
+
+static void test_stream_outlives_stacked(void)
+{
+    weft_pool px, q, ps;
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_PRIVATE, &px));
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &q));
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_PRIVATE, &ps));
+    g_elsewhere = 0;
+    for (int r = 0; r < OUTLIVE_ROUNDS; r++) {
+        weft_pool xp[2] = {px, q};
+        weft_sched sx, sy, s;
+        CHECK_OK(weft_sched_create_basic(2, xp, &sx));
+        CHECK_OK(weft_sched_create_basic(1, &q, &sy));
+        CHECK_OK(weft_sched_create_basic(1, &ps, &s));
+        CHECK_OK(weft_sched_set_automatic(s, 0));
+        CHECK_OK(weft_xstream_create(sx, &g_sx));
+        /* Only sx serves q yet: s starts there, and stays. */
+        CHECK_OK(weft_pool_add_sched(q, s));
+        weft_thread u;
+        CHECK_OK(weft_tasklet_create(ps, on_sx, NULL, &u));
+        CHECK_OK(weft_thread_free(&u));
+        weft_xstream y;
+        CHECK_OK(weft_xstream_create(sy, &y));
+        weft_thread units[32];
+        g_ps_ran = 0;
+        for (int i = 0; i < 32; i++) CHECK_OK(weft_tasklet_create(ps, on_sx, NULL, &units[i]));
+        /* The free waits for s, which finishes a few ms later. */
+        g_fin = s;
+        pthread_t th;
+        CHECK(pthread_create(&th, NULL, finish_later, NULL) == 0);
+        CHECK_OK(weft_xstream_free(&g_sx));
+        CHECK(pthread_join(th, NULL) == 0);
+        CHECK(g_ps_ran == 32);
+        CHECK_OK(weft_thread_free_many(32, units));
+        int rc;
+        while ((rc = weft_sched_free(&s)) == WEFT_ERR_BUSY) sched_yield();
+        CHECK_OK(rc);
+        CHECK_OK(weft_xstream_free(&y));
+        CHECK_OK(weft_sched_free(&sx));
+        CHECK_OK(weft_sched_free(&sy));
+    }
+    CHECK(g_elsewhere == 0);
+    CHECK_OK(weft_pool_free(&px));
+    CHECK_OK(weft_pool_free(&q));
+    CHECK_OK(weft_pool_free(&ps));
+}
+
 int main(void)
 {
     start_weft(1);
     test_three_levels();
     test_turns();
     test_primary();
+    test_stream_outlives_stacked();
     CHECK_OK(weft_finalize());
     return 0;
 }
