@@ -515,6 +515,7 @@ static inline void ext_track(void) { atomic_fetch_add(&weft_g.ext_active, 1); }
 static inline void ext_leave(void) { atomic_fetch_sub(&weft_g.ext_active, 1); }
 
 /* pool.c */
+WEFT_HIDDEN bool pool_live(struct weft_pool_s *p);
 WEFT_HIDDEN int pool_claim(struct weft_pool_s *p);
 WEFT_HIDDEN int pool_attach(struct weft_pool_s *p, struct weft_xstream_s *xs, bool first, bool *took);
 WEFT_HIDDEN void pool_detach(struct weft_pool_s *p);

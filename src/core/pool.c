@@ -251,6 +251,18 @@ static void pool_register(struct weft_pool_s *p)
     spin_unlock(&g_pools_lock);
 }
 
+/* Whether `p` is live, once a weft_pool_free() of it that is under way
+ * has decided: the free marks the pool dead, and puts the mark back when
+ * the pool turned out to be listed, inside one hold of g_pools_lock. */
+bool pool_live(struct weft_pool_s *p)
+{
+    if (atomic_load(&p->magic) == MAGIC_POOL) return true;
+    spin_lock(&g_pools_lock);
+    bool live = atomic_load(&p->magic) == MAGIC_POOL;
+    spin_unlock(&g_pools_lock);
+    return live;
+}
+
 /* Mark a pool dead and keep its memory (obj_retire): stale handles. */
 void pool_retire(struct weft_pool_s *p)
 {

@@ -160,8 +160,9 @@ static int sched_new(int npools, struct weft_pool_s *const *pools, struct weft_s
         s->pools[i] = pools[i];
         atomic_fetch_add(&pools[i]->n_listed, 1);
         /* A weft_pool_free() of it meanwhile either sees it listed (and
-         * refuses) or has marked it dead before: then refuse it here. */
-        if (atomic_load(&pools[i]->magic) != MAGIC_POOL) {
+         * refuses, then it is live again) or has freed it: then refuse it
+         * here. */
+        if (!pool_live(pools[i])) {
             for (int k = 0; k <= i; k++) atomic_fetch_sub(&pools[k]->n_listed, 1);
             obj_retire(s, sizeof *s);
             return WEFT_ERR_HANDLE;
