@@ -203,7 +203,8 @@ WEFT_API int weft_init(const weft_config *cfg);
  * once no unit has ended for 2 ms: first those in pools that no scheduler
  * serves (the pool of a freed stream, a pool never attached, pools served
  * only by stacked schedulers that no running scheduler can reach, such as
- * two stacked on each other's pools); then, once every unit left is one
+ * two stacked on each other's pools, or one whose unit the program took
+ * out of a pool and holds); then, once every unit left is one
  * taken out of a pool with weft_pool_pop() or its kin and not given back,
  * and they stay so for 100 ms, those units (a weft_pool_push() or
  * weft_sched_run_unit() of one after that returns WEFT_ERR_STATE). A unit
@@ -442,7 +443,9 @@ WEFT_API int weft_thread_get_arg(weft_thread unit, void **arg);
 /* Free an empty pool that no scheduler lists; *pool becomes NULL.
  * Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE (also: freed meanwhile by
  * another thread), WEFT_ERR_BUSY (created by the runtime, listed by a
- * scheduler, used or not, or holding ready or blocked units). Context: any. */
+ * scheduler, used or not, holding ready or blocked units, or the pool of a
+ * unit that has not ended: one running, say, that would go back into it
+ * when it yields). Context: any. */
 WEFT_API int weft_pool_free(weft_pool *pool);
 
 /* Number of ready units in the pool (blocked ones are not counted; a user
@@ -528,7 +531,8 @@ WEFT_API int weft_sched_create_randws(int npools, const weft_pool *pools, weft_s
  * below it when stacked. */
 typedef struct weft_sched_ops {
     /* Called by weft_sched_create(); nonzero fails the creation with that
-     * code. May be NULL. */
+     * code. May be NULL. Meanwhile the scheduler may not be freed, started
+     * or stacked (WEFT_ERR_BUSY). */
     int (*init)(weft_sched sched);
     /* Required. Runs on the scheduler's context of the stream it serves. */
     void (*run)(weft_sched sched);
@@ -1010,7 +1014,9 @@ typedef struct weft_future_s *weft_future;
  * WEFT_ERR_NOMEM. Context: any. */
 WEFT_API int weft_eventual_create(size_t nbytes, weft_eventual *out);
 
-/* Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY (waited on).
+/* A wait gives a pointer into the eventual: free it once every waiter has
+ * returned from its wait and is done with the value.
+ * Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY (waited on).
  * Context: any. */
 WEFT_API int weft_eventual_free(weft_eventual *e);
 
@@ -1042,7 +1048,8 @@ WEFT_API int weft_eventual_reset(weft_eventual e);
  * WEFT_ERR_INVALID, WEFT_ERR_NOMEM. Context: any. */
 WEFT_API int weft_future_create(int compartments, void (*ready_cb)(void **values), weft_future *out);
 
-/* Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY (waited on).
+/* Errors: WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY (waited on, or
+ * the last weft_future_set() is still running ready_cb).
  * Context: any. */
 WEFT_API int weft_future_free(weft_future *f);
 

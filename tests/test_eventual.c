@@ -4,6 +4,7 @@
  * seeing every value before any waiter runs; misuse. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "check.h"
@@ -119,6 +120,21 @@ static void run_on(int rank, void (*fn)(void *), void *arg, weft_thread *t)
     CHECK_OK(weft_thread_create_to(xs, fn, arg, NULL, t));
 }
 
+/* A callback that lasts until the test lets it end. */
+static _Atomic int g_cb_state;
+static void slow_cb(void **values)
+{
+    (void)values;
+    atomic_store(&g_cb_state, 1);
+    while (atomic_load(&g_cb_state) != 2) sched_yield();
+}
+
+static void *thread_set_slow(void *arg)
+{
+    CHECK_OK(weft_future_set((weft_future)arg, NULL));
+    return NULL;
+}
+
 int main(void)
 {
     const char *env = getenv("WEFT_STRESS_N");
@@ -182,6 +198,19 @@ int main(void)
     CHECK(weft_future_get(g_f, 0, &v) == WEFT_ERR_STATE);
     CHECK_OK(weft_future_set(g_f, NULL));
     CHECK(weft_future_reset(g_f) == WEFT_ERR_BUSY); /* set in part */
+    /* While the last set runs the callback, the future is in use: reset
+     * and free are refused. */
+    weft_future fslow;
+    CHECK_OK(weft_future_create(1, slow_cb, &fslow));
+    g_cb_state = 0;
+    CHECK(pthread_create(&th, NULL, thread_set_slow, fslow) == 0);
+    while (atomic_load(&g_cb_state) != 1) sched_yield();
+    CHECK(weft_future_reset(fslow) == WEFT_ERR_BUSY);
+    weft_future fcopy = fslow;
+    CHECK(weft_future_free(&fcopy) == WEFT_ERR_BUSY && fcopy == fslow);
+    atomic_store(&g_cb_state, 2);
+    CHECK(pthread_join(th, NULL) == 0);
+    CHECK_OK(weft_future_free(&fslow));
     weft_future fstale = g_f;
     CHECK_OK(weft_future_free(&g_f));
     CHECK(weft_future_set(fstale, NULL) == WEFT_ERR_HANDLE);

@@ -214,6 +214,26 @@ static void stacked_cycle(void)
     CHECK_OK(weft_sched_free(&s2));
     CHECK_OK(weft_sched_free(&s3));
     for (int i = 0; i < 3; i++) CHECK_OK(weft_pool_free(&all[i]));
+
+    /* A stacked scheduler whose unit the main ULT took out of the pool it
+     * was stacked on and keeps: no running scheduler will start it, so
+     * finalize runs its pool's units on the primary, then (all that is
+     * left) the held unit itself. */
+    start_weft(2);
+    atomic_store(&g_ran, 0);
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &p));
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &q));
+    CHECK_OK(weft_sched_create_basic(1, &p, &s1));
+    CHECK_OK(weft_pool_add_sched(q, s1));
+    for (int i = 0; i < 4; i++) CHECK_OK(weft_thread_create(p, count, NULL, NULL, NULL));
+    weft_thread held;
+    CHECK_OK(weft_pool_pop(q, &held));
+    CHECK(held != WEFT_THREAD_NULL);
+    CHECK_OK(weft_finalize());
+    CHECK(atomic_load(&g_ran) == 4);
+    CHECK_OK(weft_sched_free(&s1));
+    CHECK_OK(weft_pool_free(&p));
+    CHECK_OK(weft_pool_free(&q));
 }
 
 /* Units taken out with weft_pool_pop() and its kin and never given back:

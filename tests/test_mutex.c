@@ -258,6 +258,23 @@ int main(void)
 
     owner_survives_reuse();
     CHECK_OK(weft_finalize());
+
+    /* Locks the main ULT of one runtime left held stay held for the main
+     * ULT of the next (its unit id is 0 in both). */
+    start_weft(1);
+    weft_mutex kept;
+    weft_rwlock wkept;
+    CHECK_OK(weft_mutex_create(NULL, &kept));
+    CHECK_OK(weft_rwlock_create(&wkept));
+    CHECK_OK(weft_mutex_lock(kept));
+    CHECK_OK(weft_rwlock_wrlock(wkept));
+    CHECK_OK(weft_finalize());
+    start_weft(1);
+    CHECK_RC(weft_mutex_unlock(kept), WEFT_ERR_NOT_OWNER);
+    CHECK_RC(weft_mutex_trylock(kept), WEFT_ERR_BUSY);
+    CHECK_RC(weft_rwlock_unlock(wkept), WEFT_ERR_NOT_OWNER);
+    CHECK_RC(weft_rwlock_trywrlock(wkept), WEFT_ERR_BUSY);
+    CHECK_OK(weft_finalize());
     printf("mutex: ok\n");
     return 0;
 }

@@ -256,6 +256,24 @@ static int fail_init(weft_sched s)
     return WEFT_ERR_NOMEM;
 }
 
+/* Its own scheduler cannot be freed, started or stacked from init. */
+static int g_init_rcs[3];
+static int meddling_init(weft_sched s)
+{
+    weft_sched copy = s;
+    weft_xstream x;
+    weft_pool p;
+    int n;
+    g_init_rcs[0] = weft_sched_free(&copy);
+    g_init_rcs[1] = weft_xstream_create(s, &x);
+    CHECK_OK(weft_sched_get_pools(s, 1, &p, &n));
+    weft_pool other;
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &other));
+    g_init_rcs[2] = weft_pool_add_sched(other, s);
+    CHECK_OK(weft_pool_free(&other));
+    return WEFT_OK;
+}
+
 static void try_join(void *arg)
 {
     (void)arg;
@@ -275,6 +293,10 @@ static void test_errors(void)
     CHECK_RC(weft_sched_create(&bad, 0, &p, NULL, &s), WEFT_ERR_INVALID);
     bad.init = fail_init;
     CHECK_RC(weft_sched_create(&bad, 1, &p, NULL, &s), WEFT_ERR_NOMEM);
+    bad.init = meddling_init;
+    CHECK_OK(weft_sched_create(&bad, 1, &p, NULL, &s));
+    for (int i = 0; i < 3; i++) CHECK(g_init_rcs[i] == WEFT_ERR_BUSY);
+    CHECK_OK(weft_sched_free(&s));
     CHECK_RC(weft_sched_create_prio(1, NULL, &s), WEFT_ERR_INVALID);
     weft_pool twice[2] = {p, p};
     CHECK_RC(weft_sched_create_prio(2, twice, &s), WEFT_ERR_INVALID);
@@ -465,6 +487,62 @@ static void test_user_linger(void)
     printf("sched: a user scheduler that goes on after the stop ok\n");
 }
 
+/* ---------- a pool that a running unit would go back into ---------- */
+
+/* weft_sched_run_unit makes `pool` the unit's pool, a pool no scheduler
+ * lists here: freeing it while the unit runs is refused (its next yield
+ * would go into it), and allowed once the unit has ended. */
+static weft_pool g_foreign;
+static _Atomic int g_fg_state; /* 1: the unit runs; 2: it may end */
+
+static void foreign_run(weft_sched s)
+{
+    weft_pool pool;
+    int n, stop;
+    CHECK_OK(weft_sched_get_pools(s, 1, &pool, &n));
+    for (;;) {
+        CHECK_OK(weft_sched_has_to_stop(s, &stop));
+        if (stop) return;
+        weft_thread u;
+        CHECK_OK(weft_pool_pop(pool, &u));
+        if (u) CHECK_OK(weft_sched_run_unit(s, u, g_foreign));
+        else CHECK_OK(weft_sched_idle(s));
+    }
+}
+
+static void foreign_unit(void *arg)
+{
+    (void)arg;
+    atomic_store(&g_fg_state, 1);
+    while (atomic_load(&g_fg_state) != 2) { }
+}
+
+static void test_pool_of_running(void)
+{
+    static const weft_sched_ops ops = {.run = foreign_run};
+    weft_pool p;
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &p));
+    CHECK_OK(weft_pool_create(WEFT_POOL_FIFO, WEFT_POOL_ACCESS_MPMC, &g_foreign));
+    weft_sched s;
+    CHECK_OK(weft_sched_create(&ops, 1, &p, NULL, &s));
+    weft_xstream xs;
+    CHECK_OK(weft_xstream_create(s, &xs));
+    weft_thread u;
+    atomic_store(&g_fg_state, 0);
+    CHECK_OK(weft_thread_create(p, foreign_unit, NULL, NULL, &u));
+    while (atomic_load(&g_fg_state) != 1) weft_yield();
+    weft_pool copy = g_foreign;
+    CHECK_RC(weft_pool_free(&copy), WEFT_ERR_BUSY);
+    CHECK(copy == g_foreign);
+    atomic_store(&g_fg_state, 2);
+    CHECK_OK(weft_thread_free(&u));
+    CHECK_OK(weft_pool_free(&g_foreign));
+    CHECK_OK(weft_xstream_free(&xs));
+    CHECK_OK(weft_sched_free(&s));
+    CHECK_OK(weft_pool_free(&p));
+    printf("sched: the pool of a running unit is not freed ok\n");
+}
+
 int main(void)
 {
     start_weft(1);
@@ -473,6 +551,7 @@ int main(void)
     test_user_primary();
     test_errors();
     test_user_linger();
+    test_pool_of_running();
     CHECK_OK(weft_finalize());
     CHECK_OK(weft_sched_free(&g_back)); /* a user's scheduler outlives the runtime */
     test_shared_left();

@@ -478,6 +478,7 @@ struct weft_global {
      * plain threads; live units = these + the live streams' counters */
     _Atomic uint64_t ext_created, ext_finished;
     _Atomic uint64_t ext_next_id;        /* never reset: ids stay unique for the process's life */
+    uint64_t main_owner_id;              /* the main ULT's id as a lock owner (its id is 0 in every runtime) */
     _Atomic uint64_t unguarded_stacks;  /* stacks handed out without a guard page */
     size_t guard_size;                  /* PROT_NONE bytes below each mapped ULT stack */
     size_t sched_stack_size;            /* every stream's scheduler context (and tasklets) */
@@ -642,6 +643,7 @@ WEFT_HIDDEN void stacks_fork_abandon(void);
 /* slab.c */
 WEFT_HIDDEN void slab_cache_flush(struct weft_xstream_s *xs);
 enum held_scan { HELD_COUNT, HELD_MARK, HELD_TAKE };
+WEFT_HIDDEN bool slabs_pool_in_use(const struct weft_pool_s *p);
 WEFT_HIDDEN struct weft_unit_s *slabs_scan_held(enum held_scan mode, struct weft_pool_s *dest, size_t *held);
 WEFT_HIDDEN void slabs_finalize(void);
 WEFT_HIDDEN void slabs_fork_abandon(void);

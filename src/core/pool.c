@@ -328,8 +328,11 @@ static void pending_unmark(struct weft_sched_s *s, struct weft_pool_s *at, void 
 
 static void pending_reach(struct weft_sched_s *s, struct weft_pool_s *at, void *changed)
 {
-    /* A unit the program holds may be pushed or run back: reached. */
-    if (s->reached || (at && at->adopt_mark <= 0)) return;
+    /* A scheduler whose unit the program holds (at NULL) is started by no
+     * running scheduler: it reaches nothing, and the units of its pools
+     * run on the primary. Its own unit is left to the program while other
+     * units live (units_adopt_held). */
+    if (s->reached || !at || at->adopt_mark <= 0) return;
     s->reached = 1;
     *(bool *)changed = true;
     for (int i = 0; i < s->npools; i++) s->pools[i]->adopt_mark++;
@@ -518,7 +521,7 @@ int weft_pool_free(weft_pool *pool)
     int rc = pool_check(p);
     if (rc) return rc;
     if (p->runtime_owned || atomic_load(&p->n_scheds) > 0 || atomic_load(&p->n_listed) > 0 || pool_count(p) > 0 ||
-        atomic_load(&p->n_blocked) > 0)
+        atomic_load(&p->n_blocked) > 0 || slabs_pool_in_use(p))
         return WEFT_ERR_BUSY;
     /* Under the registry's lock, which finalize holds while it pins pools
      * to empty them (pool_pin): either it sees the pool dead, or this sees

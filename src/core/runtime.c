@@ -169,6 +169,12 @@ static int init_primary(void)
     if (!m) return WEFT_ERR_NOMEM;
     m->kind = KIND_MAIN;
     m->id = 0;
+    /* As a lock owner it is someone new in each runtime: a lock an earlier
+     * runtime's main ULT left held (or the forking parent's) stays held.
+     * Drawn downwards from 2^62, far above any unit id (which count up
+     * from 1), and never reset: a forked child draws past its parent's. */
+    static uint64_t main_owners;
+    weft_g.main_owner_id = ((uint64_t)1 << 62) - ++main_owners;
     m->pool = s->pools[0];
     m->home = xs; /* it must end where it began */
     m->bound = 1;

@@ -251,9 +251,16 @@ int weft_sched_create(const weft_sched_ops *ops, int npools, const weft_pool *po
     struct weft_sched_s *s = *out;
     s->ops = *ops;
     s->data = data;
-    if (ops->init && (rc = ops->init(s)) != WEFT_OK) {
-        sched_destroy(s);
-        *out = NULL;
+    if (ops->init) {
+        /* Not handed out yet: while init runs, the scheduler is in use for
+         * the calls that would free or start it (they answer BUSY). */
+        atomic_store(&s->xs, SCHED_XS_CLAIMED);
+        rc = ops->init(s);
+        atomic_store(&s->xs, NULL);
+        if (rc != WEFT_OK) {
+            sched_destroy(s);
+            *out = NULL;
+        }
     }
     return rc;
 }

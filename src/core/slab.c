@@ -206,6 +206,28 @@ struct weft_unit_s *slabs_scan_held(enum held_scan mode, struct weft_pool_s *des
     return list;
 }
 
+/* weft_pool_free(): whether a unit that has not ended has `p` as its pool
+ * (one running, or on its way into it), so that a yield, a wake or a
+ * requeue would go into it later. A walk over every descriptor: frees of
+ * pools are rare. */
+bool slabs_pool_in_use(const struct weft_pool_s *p)
+{
+    bool used = false;
+    pthread_mutex_lock(&weft_g.lock);
+    for (struct slab *s = g_slabs; s && !used; s = s->next)
+        for (size_t i = 0; i < SLAB_UNITS; i++) {
+            struct weft_unit_s *u = &s->units[i];
+            if (atomic_load_explicit(&u->magic, memory_order_acquire) != MAGIC_UNIT ||
+                __atomic_load_n(&u->pool, __ATOMIC_RELAXED) != p ||
+                atomic_load_explicit(&u->state, memory_order_relaxed) == WEFT_STATE_TERMINATED)
+                continue;
+            used = true;
+            break;
+        }
+    pthread_mutex_unlock(&weft_g.lock);
+    return used;
+}
+
 /* weft_finalize(), all streams gone: every descriptor dead and without a
  * stack; the slabs are kept for the next runtime (a stale handle still
  * reads "dead"). */

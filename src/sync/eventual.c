@@ -186,7 +186,9 @@ int weft_future_free(weft_future *fp)
     int rc = sync_check(f, MAGIC_FUTURE);
     if (rc) return rc;
     spin_lock(&f->lock);
-    bool busy = f->queue.head != NULL;
+    /* Waited on, or the last setter is still in its call (the callback
+     * runs on the values, then it takes the lock again). */
+    bool busy = f->queue.head != NULL || (f->nset == f->n && !atomic_load_explicit(&f->ready, memory_order_relaxed));
     if ((rc = sync_free_end(f, &f->lock, busy, MAGIC_FUTURE, MAGIC_FUTURE_DEAD, sizeof *f, f->values))) return rc;
     *fp = NULL;
     return WEFT_OK;

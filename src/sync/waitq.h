@@ -77,8 +77,9 @@ static inline struct waiter *waitq_pop(struct waitq *q)
  * given to anyone else, so that a lock left held by a unit that ended (or
  * a thread that exited) cannot be released by whatever later reuses its
  * descriptor or its thread-local storage. A ULT or tasklet is its unit id
- * (unique for the life of the process), doubled and made even and
- * nonzero; a plain OS thread (or a scheduler's own context) gets an odd
+ * (unique for the life of the process; the main ULT's, 0 in every
+ * runtime, stands for a number drawn anew by each weft_init), doubled and
+ * made even and nonzero; a plain OS thread (or a scheduler's own context) gets an odd
  * number of its own on first use. */
 WEFT_HIDDEN uintptr_t sync_thread_token_slow(void);
 extern __thread uintptr_t sync_thread_token WEFT_HIDDEN __attribute__((tls_model("initial-exec"))); /* 0 until first used */
@@ -86,7 +87,11 @@ WEFT_TLS_ACCESSOR(sync_thread_token);
 static inline uintptr_t sync_self_token(void)
 {
     struct weft_xstream_s *xs = WEFT_TLS(weft_tls_xs);
-    if (xs && xs->cur != xs->sched_unit) return (uintptr_t)(xs->cur->id << 1) + 2;
+    if (xs && xs->cur != xs->sched_unit) {
+        uint64_t id = xs->cur->id;
+        if (unlikely(!id)) id = weft_g.main_owner_id; /* the main ULT */
+        return (uintptr_t)(id << 1) + 2;
+    }
     uintptr_t t = WEFT_TLS(sync_thread_token);
     return likely(t) ? t : sync_thread_token_slow();
 }
