@@ -129,6 +129,12 @@ typedef int GLT_thread_id;
         abort();                                                                 \
     } while (0)
 
+/* A pointer argument the call writes or reads through must not be NULL. */
+#define GLT_NONNULL_(p, call)                                       \
+    do {                                                            \
+        if (!(p)) GLT_FAIL_("%s: a NULL pointer was passed", call); \
+    } while (0)
+
 /* GLT has no library to load: nothing to set up or tear down (weft starts
  * in glt_init). */
 static inline void glt_start(void) {}
@@ -625,6 +631,7 @@ static inline void glt_yield_to(GLT_ult u)
  * top of this file). */
 static inline void glt_ult_join(GLT_ult *u)
 {
+    GLT_NONNULL_(u, "glt_ult_join");
     if (*u == GLT_JOINED_) return;
     GLT_CALL(weft_thread_free(u));
     *u = GLT_JOINED_;
@@ -635,6 +642,7 @@ static inline void glt_tasklet_join(GLT_tasklet *t) { glt_ult_join(t); }
 /* A joined handle is cleared; any other is joined and released. */
 static inline void glt_ult_free(GLT_ult *u)
 {
+    GLT_NONNULL_(u, "glt_ult_free");
     if (*u == GLT_JOINED_) {
         *u = NULL;
         return;
@@ -703,7 +711,11 @@ static inline void glt_mutex_spinlock(GLT_mutex m)
 
 static inline void glt_barrier_create(int n, GLT_barrier *b) { GLT_CALL(weft_barrier_create(n, b)); }
 static inline void glt_barrier_free(GLT_barrier *b) { GLT_CALL(weft_barrier_free(b)); }
-static inline void glt_barrier_wait(GLT_barrier *b) { GLT_CALL(weft_barrier_wait(*b)); }
+static inline void glt_barrier_wait(GLT_barrier *b)
+{
+    GLT_NONNULL_(b, "glt_barrier_wait");
+    GLT_CALL(weft_barrier_wait(*b));
+}
 
 static inline void glt_cond_create(GLT_cond *c) { GLT_CALL(weft_cond_create(c)); }
 static inline void glt_cond_free(GLT_cond *c) { GLT_CALL(weft_cond_free(c)); }
@@ -717,20 +729,37 @@ static inline double glt_get_wtime(void) { return (double)weft_time_ns() * 1e-9;
 
 static inline void glt_timer_create(GLT_timer *t)
 {
+    GLT_NONNULL_(t, "glt_timer_create");
     *t = (GLT_timer)calloc(1, sizeof **t);
     if (!*t) GLT_CALL(WEFT_ERR_NOMEM);
 }
 
 static inline void glt_timer_free(GLT_timer *t)
 {
+    GLT_NONNULL_(t, "glt_timer_free");
     free(*t);
     *t = NULL;
 }
 
-static inline void glt_timer_start(GLT_timer t) { t->start = weft_time_ns(); }
-static inline void glt_timer_stop(GLT_timer t) { t->elapsed = weft_time_ns() - t->start; }
+static inline void glt_timer_start(GLT_timer t)
+{
+    GLT_NONNULL_(t, "glt_timer_start");
+    t->start = weft_time_ns();
+}
+
+static inline void glt_timer_stop(GLT_timer t)
+{
+    GLT_NONNULL_(t, "glt_timer_stop");
+    t->elapsed = weft_time_ns() - t->start;
+}
+
 /* Seconds between the last start and the stop after it. */
-static inline void glt_timer_get_secs(GLT_timer t, double *secs) { *secs = (double)t->elapsed * 1e-9; }
+static inline void glt_timer_get_secs(GLT_timer t, double *secs)
+{
+    GLT_NONNULL_(t, "glt_timer_get_secs");
+    GLT_NONNULL_(secs, "glt_timer_get_secs");
+    *secs = (double)t->elapsed * 1e-9;
+}
 
 /* ---------- keys ---------- */
 
@@ -1213,6 +1242,7 @@ static inline void glt_scheduler_exit(GLT_sched sched)
 static inline void glt_scheduler_has_to_stop(GLT_sched sched, GLT_bool *stop)
 {
     struct glt_sched_s_ *w = glt_sched_of_(sched, "glt_scheduler_has_to_stop");
+    GLT_NONNULL_(stop, "glt_scheduler_has_to_stop");
     int s = 0;
     GLT_CALL(weft_sched_has_to_stop(sched, &s));
     if (!s && __atomic_load_n(&w->exit_req, __ATOMIC_ACQUIRE)) {
@@ -1230,6 +1260,7 @@ static inline void glt_scheduler_set_data(GLT_sched sched, void *data)
 
 static inline void glt_scheduler_get_data(GLT_sched sched, void **data)
 {
+    GLT_NONNULL_(data, "glt_scheduler_get_data");
     *data = glt_sched_of_(sched, "glt_scheduler_get_data")->data;
 }
 

@@ -939,7 +939,10 @@ WEFT_API int weft_rwlock_create(weft_rwlock *out);
  * WEFT_ERR_INVALID, WEFT_ERR_HANDLE, WEFT_ERR_BUSY. Context: any. */
 WEFT_API int weft_rwlock_free(weft_rwlock *l);
 
-/* Take it to read / to write, waiting as needed. Errors: WEFT_ERR_HANDLE,
+/* Take it to read / to write, waiting as needed. Read holds are counted,
+ * not recorded: a caller that holds it to read and asks to write waits for
+ * its own hold, for ever (there is no upgrade; as POSIX allows, this is a
+ * deadlock, not an error). Errors: WEFT_ERR_HANDLE,
  * WEFT_ERR_BUSY (the caller holds it to write: it would wait for itself),
  * WEFT_ERR_TASKLET_BLOCKS, WEFT_ERR_SCHED_BLOCKS.
  * Context: ULT, plain thread; tasklet when no wait is needed. */

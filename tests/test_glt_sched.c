@@ -94,6 +94,18 @@ static void misuse_no_run(void)
     glt_scheduler_create(&def, 1, &zero, NULL, &s);
 }
 
+/* NULL where a call reads or writes through a pointer: a message, not a
+ * segfault. */
+static void misuse_null_join(void) { glt_ult_join(NULL); }
+static void misuse_null_barrier(void) { glt_barrier_wait(NULL); }
+static void misuse_null_timer(void) { glt_timer_start(NULL); }
+static void misuse_null_secs(void)
+{
+    GLT_timer t;
+    glt_timer_create(&t);
+    glt_timer_get_secs(t, NULL);
+}
+
 /* ---------- configurations ---------- */
 
 static int g_token;
@@ -490,6 +502,10 @@ int main(int argc, char **argv)
     glt_expect_abort("free while in use", misuse_free_used, "weft_sched_free", "2");
     glt_expect_abort("no run function", misuse_no_run, "no run function", "2");
     glt_expect_abort("disable a thread on its own scheduler", misuse_disable_own, "runs a GLT scheduler", "2");
+    glt_expect_abort("join through NULL", misuse_null_join, "glt_ult_join: a NULL pointer", "2");
+    glt_expect_abort("barrier through NULL", misuse_null_barrier, "glt_barrier_wait: a NULL pointer", "2");
+    glt_expect_abort("timer NULL", misuse_null_timer, "glt_timer_start: a NULL pointer", "2");
+    glt_expect_abort("seconds into NULL", misuse_null_secs, "glt_timer_get_secs: a NULL pointer", "2");
 
     const char *np = getenv("GLT_NUM_POOLS");
     g_shared = np && atoi(np) > 0; /* as glt.h reads it */

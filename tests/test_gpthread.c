@@ -146,6 +146,22 @@ static void *consumer(void *arg)
     return NULL;
 }
 
+static pthread_cond_t g_far_c = PTHREAD_COND_INITIALIZER;
+static int g_far_flag, g_far_timeouts;
+
+static void *far_waiter(void *arg)
+{
+    struct timespec dl = {.tv_sec = arg ? (time_t)200000000000LL : (time_t)INT64_MAX, .tv_nsec = 0};
+    CHECK0(pthread_mutex_lock(&g_qm));
+    while (!g_far_flag) {
+        int rc = pthread_cond_timedwait(&g_far_c, &g_qm, &dl);
+        if (rc == ETIMEDOUT) g_far_timeouts++;
+        else CHECK0(rc);
+    }
+    CHECK0(pthread_mutex_unlock(&g_qm));
+    return NULL;
+}
+
 static void test_cond(void)
 {
     int np = N / 4 > 1 ? N / 4 : 2, nc = np / 2; /* each consumer takes two producers' worth */
@@ -198,6 +214,26 @@ static void test_cond(void)
     CHECK(pthread_cond_timedwait(&rc, &g_qm, &dl) == EINVAL);
     CHECK0(pthread_mutex_unlock(&g_qm));
     CHECK0(pthread_cond_destroy(&rc));
+
+    /* Deadlines too far to count in nanoseconds (the largest time_t, the
+     * usual "for ever"; 2e11 s) wait until signalled. */
+    for (int far = 0; far < 2; far++) {
+        pthread_t w;
+        g_far_flag = 0;
+        g_far_timeouts = 0;
+        CHECK0(pthread_create(&w, NULL, far_waiter, (void *)(intptr_t)far));
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do {
+            sched_yield();
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+        } while ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 20 * 1000 * 1000);
+        CHECK0(pthread_mutex_lock(&g_qm));
+        g_far_flag = 1;
+        CHECK0(pthread_cond_signal(&g_far_c));
+        CHECK0(pthread_mutex_unlock(&g_qm));
+        CHECK0(pthread_join(w, NULL));
+        CHECK(g_far_timeouts == 0);
+    }
 }
 
 /* ---------- barriers ---------- */
@@ -416,6 +452,13 @@ static void test_detach_exit_cancel(void)
     CHECK0(pthread_join(t[0], &ret));
     CHECK(ret == PTHREAD_CANCELED || ret == (void *)5);
     CHECK(pthread_cancel(pthread_self()) == ESRCH); /* main is not pthread_create's */
+    /* A handle whose thread was joined is known, and gone: ESRCH, never
+     * the system's pthreads called with it. */
+    CHECK0(pthread_create(&t[0], NULL, returns5, NULL));
+    CHECK0(pthread_join(t[0], NULL));
+    CHECK(pthread_join(t[0], NULL) == ESRCH);
+    CHECK(pthread_cancel(t[0]) == ESRCH);
+    CHECK(pthread_detach(t[0]) == ESRCH);
     int old;
     CHECK(pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old) == ENOTSUP);
     CHECK0(pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &old));

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #define GPTH_MAGIC 0x6770746872656164ull /* "gpthread" */
+#define GPTH_DEAD 0x6470746872656164ull  /* a record whose thread is gone */
 
 enum gpth_kind { GPTH_CREATED, GPTH_MAIN, GPTH_FOREIGN };
 enum gpth_state { GPTH_JOINABLE, GPTH_DETACHED, GPTH_JOINING };
@@ -38,6 +39,7 @@ struct gpth {
     void *(*fn)(void *);
     void *arg;
     void *ret;
+    struct gpth *dead_next; /* in dead_recs */
 };
 
 static weft_key self_key;
@@ -51,11 +53,43 @@ static int started; /* the constructor ran glt_init */
 
 /* ---------- records ---------- */
 
-static struct gpth *rec_of(pthread_t th)
+/* Records of threads that are gone are kept, marked GPTH_DEAD, and reused
+ * for new ones, never given back: a stale pthread_t (joined twice,
+ * detached and ended) is then still known as ours, and refused with ESRCH
+ * rather than passed to the system's pthreads. */
+static struct gpth *dead_recs;
+static pthread_mutex_t dead_m = PTHREAD_MUTEX_INITIALIZER;
+
+static struct gpth *rec_new(void)
+{
+    pthread_mutex_lock(&dead_m);
+    struct gpth *r = dead_recs;
+    if (r) dead_recs = r->dead_next;
+    pthread_mutex_unlock(&dead_m);
+    if (!r) return (struct gpth *)calloc(1, sizeof *r);
+    memset((char *)r + sizeof r->magic, 0, sizeof *r - sizeof r->magic); /* magic stays dead until set */
+    return r;
+}
+
+static void rec_free(struct gpth *r)
+{
+    __atomic_store_n(&r->magic, GPTH_DEAD, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&dead_m);
+    r->dead_next = dead_recs;
+    dead_recs = r;
+    pthread_mutex_unlock(&dead_m);
+}
+
+/* Ours and live: its record; ours and gone: NULL with *gone set; a
+ * thread of the system's: NULL. */
+static struct gpth *rec_lookup(pthread_t th, int *gone)
 {
     struct gpth *r = (struct gpth *)(uintptr_t)th;
-    return r && r->magic == GPTH_MAGIC ? r : NULL;
+    uint64_t magic = r ? __atomic_load_n(&r->magic, __ATOMIC_ACQUIRE) : 0;
+    *gone = magic == GPTH_DEAD;
+    return magic == GPTH_MAGIC ? r : NULL;
 }
+
 
 /* Is the caller a weft unit (a ULT, tasklet or scheduler of a stream)? */
 static int in_weft(void)
@@ -72,15 +106,15 @@ static struct gpth *self_rec(int make)
     if (weft_self(&self) != WEFT_OK) return NULL;
     if (weft_key_get(self_key, &v) != WEFT_OK) return NULL;
     if (v || !make) return (struct gpth *)v;
-    struct gpth *r = (struct gpth *)calloc(1, sizeof *r);
+    struct gpth *r = rec_new();
     if (!r) return NULL;
-    r->magic = GPTH_MAGIC;
+    __atomic_store_n(&r->magic, GPTH_MAGIC, __ATOMIC_RELEASE);
     r->kind = GPTH_FOREIGN;
     r->cancel_state = PTHREAD_CANCEL_ENABLE;
     r->cancel_type = PTHREAD_CANCEL_DEFERRED;
     r->unit = self;
     if (weft_key_set(self_key, r) != WEFT_OK) {
-        free(r);
+        rec_free(r);
         return NULL;
     }
     return r;
@@ -99,14 +133,12 @@ static void rec_end(void *v)
 {
     struct gpth *r = (struct gpth *)v;
     if (r->kind == GPTH_FOREIGN) {
-        r->magic = 0;
-        free(r);
+        rec_free(r);
         return;
     }
     if (r->kind != GPTH_CREATED) return;
     if (r->detached_at_create) {
-        r->magic = 0;
-        free(r);
+        rec_free(r);
     }
     live_dec();
 }
@@ -129,8 +161,7 @@ static void reap(void *p)
 {
     struct gpth *r = (struct gpth *)p;
     GLT_CALL(weft_thread_free(&r->unit));
-    r->magic = 0;
-    free(r);
+    rec_free(r);
 }
 
 /* ---------- library start and end ---------- */
@@ -209,9 +240,9 @@ int gpthread_create(pthread_t *pth, const pthread_attr_t *attr, void *(*func)(vo
             pthread_attr_destroy(&d);
         }
     }
-    struct gpth *r = (struct gpth *)calloc(1, sizeof *r);
+    struct gpth *r = rec_new();
     if (!r) return EAGAIN;
-    r->magic = GPTH_MAGIC;
+    __atomic_store_n(&r->magic, GPTH_MAGIC, __ATOMIC_RELEASE);
     r->kind = GPTH_CREATED;
     r->detached_at_create = detached;
     r->state = detached ? GPTH_DETACHED : GPTH_JOINABLE;
@@ -224,7 +255,7 @@ int gpthread_create(pthread_t *pth, const pthread_attr_t *attr, void *(*func)(vo
     int rc = create_here(start, r, &wa, detached ? NULL : &r->unit);
     if (rc != WEFT_OK) {
         __atomic_sub_fetch(&live, 1, __ATOMIC_ACQ_REL);
-        free(r);
+        rec_free(r);
         return errno_of(rc);
     }
     return 0;
@@ -232,7 +263,9 @@ int gpthread_create(pthread_t *pth, const pthread_attr_t *attr, void *(*func)(vo
 
 int gpthread_join(pthread_t th, void **ret)
 {
-    struct gpth *r = rec_of(th);
+    int gone;
+    struct gpth *r = rec_lookup(th, &gone);
+    if (gone) return ESRCH; /* joined already, or detached and ended */
     if (!r) return pthread_join(th, ret); /* a thread of the system's */
     struct gpth *me = self_rec(0);
     if (r == me) return EDEADLK;
@@ -247,14 +280,15 @@ int gpthread_join(pthread_t th, void **ret)
         return errno_of(rc);
     }
     if (ret) *ret = r->ret;
-    r->magic = 0;
-    free(r);
+    rec_free(r);
     return 0;
 }
 
 int gpthread_detach(pthread_t th)
 {
-    struct gpth *r = rec_of(th);
+    int gone;
+    struct gpth *r = rec_lookup(th, &gone);
+    if (gone) return ESRCH;
     if (!r) return pthread_detach(th);
     if (r->kind != GPTH_CREATED) return 0; /* nothing of ours to release */
     int joinable = GPTH_JOINABLE;
@@ -327,7 +361,9 @@ int gpthread_setcanceltype(int type, int *oldtype)
 
 int gpthread_cancel(pthread_t th)
 {
-    struct gpth *r = rec_of(th);
+    int gone;
+    struct gpth *r = rec_lookup(th, &gone);
+    if (gone) return ESRCH;
     if (!r) return pthread_cancel(th);
     if (r->kind != GPTH_CREATED) return ESRCH;
     __atomic_store_n(&r->cancel_pending, 1, __ATOMIC_RELEASE);
@@ -594,10 +630,17 @@ int gpthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *mutex, const str
     if (rc || (rc = mutex_get(mutex, &m))) return rc;
     if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L) return EINVAL;
     if (clock_gettime((clockid_t)((struct gpth_cond *)(void *)c)->clock, &now) != 0) return EINVAL;
-    /* The deadline on weft's (monotonic) clock. */
-    int64_t left = ((int64_t)abstime->tv_sec - (int64_t)now.tv_sec) * 1000000000LL +
-                   (abstime->tv_nsec - now.tv_nsec);
-    uint64_t deadline = weft_time_ns() + (uint64_t)(left > 0 ? left : 0);
+    /* The deadline on weft's (monotonic) clock. One too far to count in
+     * nanoseconds (tv_sec the largest time_t: the usual "for ever") is
+     * none; one long past is now. */
+    int64_t dsec, left = 0;
+    uint64_t deadline = UINT64_MAX;
+    if (__builtin_sub_overflow((int64_t)abstime->tv_sec, (int64_t)now.tv_sec, &dsec)) {
+        if (abstime->tv_sec < 0) deadline = weft_time_ns();
+    } else if (dsec < INT64_MAX / 1000000000LL - 1) {
+        if (dsec > -2) left = dsec * 1000000000LL + (abstime->tv_nsec - now.tv_nsec);
+        deadline = weft_time_ns() + (uint64_t)(left > 0 ? left : 0);
+    }
     return errno_of(weft_cond_timedwait(w, m, deadline));
 }
 
