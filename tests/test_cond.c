@@ -1,7 +1,8 @@
 /* Condition variables: producers and consumers (ULTs on every stream and a
  * plain thread) through a bounded buffer; broadcast; timed waits that
  * expire and that are signalled first, in ULTs and plain threads;
- * recursive mutexes keep their depth; misuse answered with errors. */
+ * recursive mutexes keep their depth; misuse answered with errors; a timed
+ * wait expires on a stream whose other ULT only yields. */
 #define _GNU_SOURCE
 #include <pthread.h>
 
@@ -252,6 +253,27 @@ int main(void)
     CHECK_OK(weft_mutex_free(&g_m));
 
     CHECK_OK(weft_finalize());
+
+    /* One stream whose main ULT yields in a loop never goes idle: the
+     * timed wait of a ULT beside it still expires, and finalize, which
+     * yields the same way, ends with such a wait under way. */
+    start_weft(1);
+    CHECK_OK(weft_mutex_create(NULL, &g_m));
+    CHECK_OK(weft_cond_create(&g_not_full));
+    weft_thread tw;
+    CHECK_OK(weft_thread_create(self_pool(), timed_expire, NULL, NULL, &tw));
+    weft_thread_state st = WEFT_STATE_READY;
+    for (uint64_t end = weft_time_ns() + 5000 * 1000000ull; weft_time_ns() < end && st != WEFT_STATE_TERMINATED;) {
+        CHECK_OK(weft_yield());
+        CHECK_OK(weft_thread_get_state(tw, &st));
+    }
+    CHECK(st == WEFT_STATE_TERMINATED);
+    CHECK_OK(weft_thread_free(&tw));
+    CHECK_OK(weft_thread_create(self_pool(), timed_expire, NULL, NULL, NULL));
+    CHECK_OK(weft_yield()); /* it waits now */
+    CHECK_OK(weft_finalize());
+    CHECK_OK(weft_cond_free(&g_not_full));
+    CHECK_OK(weft_mutex_free(&g_m));
     printf("cond: ok\n");
     return 0;
 }

@@ -704,7 +704,14 @@ int weft_yield(void)
         return WEFT_OK;
     }
     struct weft_unit_s *next = unit_pick_next(xs);
-    if (!next) return WEFT_OK; /* nothing else is ready: keep running */
+    if (!next) {
+        /* Nothing else is ready: keep running. A stream whose unit yields
+         * in a loop never goes idle, so the timed waits it keeps (a ULT's
+         * deadline: idle.c) are looked at here. */
+        if (!atomic_load_explicit(&xs->n_timers, memory_order_relaxed)) return WEFT_OK;
+        timers_expire(xs);
+        if (!(next = unit_pick_next(xs))) return WEFT_OK;
+    }
     unit_switch_ready(xs, self, next);
     return WEFT_OK;
 }
