@@ -329,6 +329,7 @@ struct omp_thread {
     struct omp_task *task;          /* the task region it is executing */
     struct omp_task implicit __attribute__((aligned(OMP_CACHE_LINE))); /* its implicit task in team (or its initial task) */
     unsigned long ws_count;         /* work-sharing regions of team it has entered */
+    unsigned long single_count;     /* single constructs without copyprivate it has met (work.c) */
     struct omp_ws *ws;              /* the one it is in */
     unsigned long static_trip;      /* static schedule: chunks taken in ws */
     unsigned long chunk_lo, chunk_hi; /* ordered: iterations of its current chunk */
@@ -492,6 +493,9 @@ struct omp_team {
     _Atomic long pending __attribute__((aligned(OMP_CACHE_LINE)));
     struct omp_ws ws[OMP_WS_RING];
     _Atomic unsigned long ws_hi;    /* work-sharing regions set up since the slots were reset (work.c) */
+    /* single constructs without copyprivate claimed in the region: a line
+     * of its own, one compare-and-swap per construct (work.c) */
+    _Atomic unsigned long single_count __attribute__((aligned(OMP_CACHE_LINE)));
 };
 
 /* team.c */

@@ -311,6 +311,7 @@ static void team_prepare(struct omp_team *t, struct omp_thread *enc, void (*fn)(
     atomic_store_explicit(&t->cancelled, 0, memory_order_relaxed);
     atomic_store_explicit(&t->ws_cancelled, 0, memory_order_relaxed);
     atomic_store_explicit(&t->bar_arrived, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->single_count, 0, memory_order_relaxed);
     omp_ws_team_reset(t);
     struct omp_icv *picv = &enc->task->icv;
     /* The policy the team is placed by, and its threads' bind-var (the
@@ -322,6 +323,7 @@ static void team_prepare(struct omp_team *t, struct omp_thread *enc, void (*fn)(
         thr->team = t;
         thr->num = i;
         thr->ws_count = 0;
+        thr->single_count = 0;
         thr->ws = NULL;
         thr->static_trip = 0;
         thr->chunk_lo = thr->chunk_hi = 0;

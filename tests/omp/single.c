@@ -8,6 +8,10 @@
  *    executing thread's values to every thread's private copies
  *    (GOMP_single_copy_start / GOMP_single_copy_end);
  *  - private and firstprivate on single.
+ *  - nowait singles by the thousand, interleaved with copyprivate ones,
+ *    over consecutive regions of the same team and in nested teams: each
+ *    runs exactly once (the count of singles claimed starts again with
+ *    every region and is the team's own).
  */
 #include "omp_check.h"
 
@@ -83,6 +87,46 @@ int main(void)
         }
     }
     CHECK_EQ(bad, 0);
+
+    enum { N = 3000 };
+    static int once[4][N];
+    for (int region = 0; region < 3; region++) {
+        int cp_bad = 0;
+#pragma omp parallel reduction(+ : cp_bad)
+        for (int i = 0; i < N; i++) {
+#pragma omp single nowait
+            __atomic_fetch_add(&once[region][i], 1, __ATOMIC_RELAXED);
+            if (i % 500 == 0) {
+                int v = -1;
+#pragma omp single copyprivate(v)
+                v = i;
+                cp_bad += v != i;
+            }
+        }
+        CHECK_EQ(cp_bad, 0);
+    }
+    static int nested[3][64];
+    int nout = 0;
+#pragma omp parallel num_threads(3) shared(nout)
+    {
+        int outer = omp_get_thread_num();
+#pragma omp master
+        nout = omp_get_num_threads();
+#pragma omp parallel num_threads(2)
+        for (int i = 0; i < 64; i++) {
+#pragma omp single nowait
+            __atomic_fetch_add(&nested[outer][i], 1, __ATOMIC_RELAXED);
+        }
+#pragma omp single nowait
+        __atomic_fetch_add(&once[3][0], 1, __ATOMIC_RELAXED);
+    }
+    for (int region = 0; region < 3; region++)
+        for (int i = 0; i < N; i++)
+            CHECK_EQ(once[region][i], 1);
+    CHECK_EQ(once[3][0], 1);
+    for (int o = 0; o < 3; o++)
+        for (int i = 0; i < 64; i++)
+            CHECK_EQ(nested[o][i], o < nout ? 1 : 0);
     CHECK(nthr >= 1);
     CHECK_EQ(fp, 5);
     CHECK_EQ(pv, 9);
