@@ -13,7 +13,13 @@
  * GLT cannot express (bad handle, misuse) prints the call and the error and
  * aborts, rather than be ignored. glt_init and glt_finalize nest: only the
  * outermost pair starts and stops weft (libgltpthread's constructor calls
- * glt_init before main).
+ * glt_init before main). After fork() the child has no runtime (weft.h)
+ * and so no GLT threads: it starts as before a first glt_init, whatever
+ * the parent's count, and may call glt_init to get threads of its own;
+ * the parent's unmatched glt_init calls may be matched by glt_finalize
+ * calls that do nothing, and the parent's units are gone (do not join
+ * them). Over OS threads (GLT_BACKEND_PTHREADS) the child keeps its count
+ * and makes threads as the parent did.
  *
  * Where create and join cost no more than weft's own calls:
  *  - glt_ult_create and glt_tasklet_create are weft_thread_create_here and
@@ -156,6 +162,10 @@ struct glt_team_s_ {
 __attribute__((weak)) struct glt_team_s_ glt_team_;
 /* glt_init calls not yet matched by glt_finalize. */
 __attribute__((weak)) int glt_init_depth_;
+/* Weft backend: 1 once glt_init has set its pthread_atfork handler; in a
+ * child of fork(), the glt_init calls of the parent not yet matched. */
+__attribute__((weak)) int glt_atfork_set_;
+__attribute__((weak)) int glt_forked_depth_;
 static inline void glt_team_init_(int total)
 {
     if (total > GLT_MAX_THREADS_) total = GLT_MAX_THREADS_;
@@ -316,6 +326,8 @@ static inline void glt_event_del_callback(GLT_event_kind event, int cb_id)
 #include "glt_backend_pthreads.h"
 #else
 
+#include <pthread.h>
+
 #include "weft.h"
 
 #ifdef __cplusplus
@@ -463,6 +475,35 @@ static inline void glt_share_pool_(void *arg)
     __atomic_store_n(&glt_direct_pool_[id], p[1], __ATOMIC_RELEASE);
 }
 
+/* The team of threads forgotten, once weft has stopped (or, in a child of
+ * fork(), was never there): no handle of it is left behind. */
+static inline void glt_team_clear_(void)
+{
+    glt_init_depth_ = 0;
+    __atomic_store_n(&glt_team_.n, 0, __ATOMIC_RELEASE);
+    for (int i = 0; i < glt_team_.total; i++) {
+        __atomic_store_n(&glt_pool_tab_[i], WEFT_POOL_NULL, __ATOMIC_RELEASE);
+        __atomic_store_n(&glt_direct_pool_[i], WEFT_POOL_NULL, __ATOMIC_RELEASE);
+        glt_own_sched_[i] = 0;
+        glt_saved_sched_[i] = WEFT_SCHED_NULL;
+    }
+    glt_team_.total = 0;
+    glt_team_lock_ = NULL;
+    free(glt_team_obj_.team);
+    free(glt_team_obj_.pools);
+    memset(&glt_team_obj_, 0, sizeof glt_team_obj_);
+}
+
+/* pthread_atfork's child handler (glt_init sets it once per process). The
+ * team's lock stays behind: another thread of the parent may have held it
+ * at the fork. */
+static inline void glt_after_fork_child_(void)
+{
+    if (glt_init_depth_ <= 0) return;
+    glt_forked_depth_ += glt_init_depth_;
+    glt_team_clear_();
+}
+
 /* Start weft with GLT_NUM_THREADS streams (default: one per core), each
  * with a private pool of its own, or with GLT_NUM_POOLS=k shared ones.
  * Called again before glt_finalize: only counted. */
@@ -471,6 +512,9 @@ static inline void glt_init(int argc, char *argv[])
     (void)argc;
     (void)argv;
     if (glt_init_depth_++ > 0) return;
+    if (!__atomic_exchange_n(&glt_atfork_set_, 1, __ATOMIC_ACQ_REL) &&
+        pthread_atfork(NULL, NULL, glt_after_fork_child_) != 0)
+        GLT_CALL(WEFT_ERR_NOMEM);
     weft_config cfg;
     GLT_CALL(weft_config_init(&cfg));
     const char *n = getenv("GLT_NUM_THREADS");
@@ -508,23 +552,22 @@ static inline void glt_init(int argc, char *argv[])
 static inline void glt_team_force_enable_(void);
 
 /* Enables every disabled thread (without asking event callbacks), then
- * stops weft. Matches one glt_init; the last one stops weft. */
+ * stops weft. Matches one glt_init; the last one stops weft. In a child
+ * of fork() that has not called glt_init, nothing to stop. */
 static inline void glt_finalize(void)
 {
+    if (glt_init_depth_ <= 0 && glt_forked_depth_ > 0) {
+        glt_forked_depth_--; /* the parent's: its threads are not here */
+        return;
+    }
     if (glt_init_depth_ <= 0) GLT_FAIL_("glt_finalize without glt_init");
     if (--glt_init_depth_ > 0) return;
     glt_team_force_enable_();
     GLT_CALL(weft_mutex_free(&glt_team_lock_));
     GLT_CALL(weft_finalize());
-    __atomic_store_n(&glt_team_.n, 0, __ATOMIC_RELEASE);
-    for (int i = 0; i < glt_team_.total; i++) {
-        glt_direct_pool_[i] = WEFT_POOL_NULL;
-        glt_own_sched_[i] = 0;
-    }
-    free(glt_team_obj_.team);
-    free(glt_team_obj_.pools);
-    memset(&glt_team_obj_, 0, sizeof glt_team_obj_);
+    glt_team_clear_();
 }
+
 
 /* ---------- threads (execution streams) ---------- */
 

@@ -41,6 +41,11 @@
  *    stream. Relocking a non-recursive mutex gives EDEADLK, unlocking one
  *    held by another EPERM. Up to 4096 keys live at once.
  *  - sched_yield and pthread_yield yield the ULT.
+ *  - fork(): as with the system's threads, the child has only the thread
+ *    that forked; the parent's other threads are gone (join, detach and
+ *    cancel of them give ESRCH). The child runs without weft until its
+ *    first pthread_create, which starts weft again (that thread goes on
+ *    as the main ULT); exit() there stops it as in the parent.
  * A tasklet, a scheduler or a plain OS thread may call the non-blocking
  * ones; blocking ones from a tasklet fail with EDEADLK where they would
  * wait. */

@@ -29,14 +29,32 @@
 #include <sched.h>
 
 #include "internal.h"
+#include "sys.h"
 
 static pthread_once_t g_fork_once = PTHREAD_ONCE_INIT;
 
-/* The parent's tables the child gave up, kept reachable for leak checkers
- * (see stack.c). Never read. */
-static struct weft_xstream_s **g_fork_streams __attribute__((used));
-static struct weft_xstream_s *g_fork_dead_streams __attribute__((used));
-static struct weft_sched_s **g_fork_owned_scheds __attribute__((used));
+/* What children of forks gave up (fork_keep): blocks of pointers, the
+ * newest first, reachable from here so that a leak checker at the exit of
+ * a child, grandchild, ... does not report any ancestor's runtime as lost.
+ * Never read (`used`: else the compiler drops stores nothing reads). */
+struct kept {
+    struct kept *next;
+    int n;
+    void *p[30];
+};
+static struct kept *g_kept __attribute__((used));
+
+void fork_keep(void *p)
+{
+    if (!p) return;
+    if (!g_kept || g_kept->n == (int)(sizeof g_kept->p / sizeof g_kept->p[0])) {
+        struct kept *k = sys_calloc(1, sizeof *k);
+        if (!k) return; /* a leak checker may then speak; nothing else changes */
+        k->next = g_kept;
+        g_kept = k;
+    }
+    g_kept->p[g_kept->n++] = p;
+}
 
 /* The stacks a child forked by a unit may run on: that unit's own and its
  * stream's scheduler context's (a tasklet's), for weft_init() to give the
@@ -104,9 +122,9 @@ static void runtime_abandon(void)
     topo_finalize();
     if (keep) sched_setaffinity(0, sizeof own, &own);
 
-    g_fork_streams = weft_g.streams;
-    g_fork_dead_streams = weft_g.dead_streams;
-    g_fork_owned_scheds = weft_g.owned_scheds;
+    fork_keep(weft_g.streams);
+    fork_keep(weft_g.dead_streams);
+    fork_keep(weft_g.owned_scheds);
     weft_g.streams = NULL;
     weft_g.streams_cap = weft_g.streams_used = 0;
     atomic_store_explicit(&weft_g.n_streams, 0, memory_order_relaxed);

@@ -661,6 +661,10 @@ WEFT_HIDDEN void guard_remove_handler(void);
  * stack a child forked from a unit continues on, if `addr` lies in it. */
 WEFT_HIDDEN void fork_register(void);
 WEFT_HIDDEN bool fork_stack(const void *addr, void **lo, size_t *size);
+/* In the child of a live runtime: keep `p`, memory of the parent's runtime
+ * that the child gives up, reachable for leak checkers (never read, never
+ * freed), over any number of generations of forks. */
+WEFT_HIDDEN void fork_keep(void *p);
 /* Their parts that need a file's own statics. *_fork_lock() takes a
  * process-wide lock before fork(), *_fork_unlock() lets it go after it (in
  * parent and child). *_fork_abandon() runs in the child of a live runtime,

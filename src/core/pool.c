@@ -723,14 +723,12 @@ void pools_fork_unlock(void)
     spin_unlock(&g_pools_lock);
 }
 
-static struct weft_pool_s *g_fork_pools __attribute__((used)); /* what the child gave up; never read (see stack.c) */
-
 /* The child of a live runtime: the parent's pools belong to streams and
  * units that are gone. Each leaves the registry, so that no finalize of
  * the child adopts their units and a free of one touches no list. */
 void pools_fork_abandon(void)
 {
-    g_fork_pools = g_pools;
+    fork_keep(g_pools);
     for (struct weft_pool_s *p = g_pools; p; p = p->reg_next) p->reg_pprev = NULL;
     g_pools = NULL;
 }

@@ -251,14 +251,11 @@ void slabs_finalize(void)
     g_export = (struct unit_cache){0};
 }
 
-/* Kept reachable after a fork, for the leak checker (see stack.c). */
-static struct slab *g_fork_slabs __attribute__((used));
-
 /* fork.c: the child of a live runtime leaves the parent's slabs allocated
  * as they are; the next weft_init() starts with empty lists. */
 void slabs_fork_abandon(void)
 {
-    g_fork_slabs = g_slabs;
+    fork_keep(g_slabs);
     g_slabs = NULL;
     g_plain = (struct unit_cache){0};
     g_export = (struct unit_cache){0};

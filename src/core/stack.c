@@ -419,16 +419,11 @@ void stacks_finalize(void)
     chunks_release();
 }
 
-/* What the child of a fork gave up, kept reachable so that a leak checker
- * at its exit does not report the parent's chunks as lost. Never read
- * (`used`: else the compiler drops stores nothing reads). */
-static struct chunk *g_fork_chunks __attribute__((used));
-
 /* fork.c: the child of a live runtime leaves the parent's stacks and
  * chunks mapped as they are; the next weft_init() starts with empty lists. */
 void stacks_fork_abandon(void)
 {
-    g_fork_chunks = g_chunks;
+    fork_keep(g_chunks);
     g_stacks = (struct stack_cache){0};
     g_chunks = NULL;
     g_carve_next = g_carve_end = NULL;

@@ -35,6 +35,7 @@ struct gpth {
     int state;              /* enum gpth_state, atomic */
     int cancel_pending;     /* atomic */
     int cancel_state, cancel_type;
+    unsigned gen;           /* the process's fork generation at its making */
     weft_thread unit;       /* to join (joinable threads) */
     void *(*fn)(void *);
     void *arg;
@@ -50,6 +51,12 @@ static long live;
 static weft_mutex live_m;
 static weft_cond live_c;
 static int started; /* the constructor ran glt_init */
+/* fork(): the child has no runtime and none of the parent's threads.
+ * Records made before the last fork (gen older than fork_gen) name threads
+ * of an ancestor: ESRCH. The child starts weft again at its first
+ * pthread_create (restart). */
+static unsigned fork_gen;
+static int restart;
 
 /* ---------- records ---------- */
 
@@ -86,8 +93,8 @@ static struct gpth *rec_lookup(pthread_t th, int *gone)
 {
     struct gpth *r = (struct gpth *)(uintptr_t)th;
     uint64_t magic = r ? __atomic_load_n(&r->magic, __ATOMIC_ACQUIRE) : 0;
-    *gone = magic == GPTH_DEAD;
-    return magic == GPTH_MAGIC ? r : NULL;
+    *gone = magic == GPTH_DEAD || (magic == GPTH_MAGIC && r->gen != fork_gen);
+    return magic == GPTH_MAGIC && !*gone ? r : NULL;
 }
 
 
@@ -108,6 +115,7 @@ static struct gpth *self_rec(int make)
     if (v || !make) return (struct gpth *)v;
     struct gpth *r = rec_new();
     if (!r) return NULL;
+    r->gen = fork_gen;
     __atomic_store_n(&r->magic, GPTH_MAGIC, __ATOMIC_RELEASE);
     r->kind = GPTH_FOREIGN;
     r->cancel_state = PTHREAD_CANCEL_ENABLE;
@@ -166,15 +174,34 @@ static void reap(void *p)
 
 /* ---------- library start and end ---------- */
 
+/* In the child of a fork(): nothing of the parent's runtime is left (its
+ * objects may have been in use by other threads at the fork: left behind,
+ * never freed). The child starts weft at its first pthread_create. */
+static void after_fork_child(void)
+{
+    pthread_mutex_init(&dead_m, NULL);
+    fork_gen++;
+    if (!started) return;
+    started = 0;
+    restart = 1;
+    live = 0;
+    main_rec.magic = GPTH_DEAD;
+}
+
 __attribute__((constructor)) void glt_pthread_start(void)
 {
+    static int atfork_set;
     if (started) return;
+    if (!atfork_set && pthread_atfork(NULL, NULL, after_fork_child) != 0) GLT_CALL(WEFT_ERR_NOMEM);
+    atfork_set = 1;
+    restart = 0;
     setenv("GLT_NUM_POOLS", "1", 0); /* one pool shared by all streams, as GLT does */
     glt_init(0, NULL);
     started = 1;
     GLT_CALL(weft_key_create(rec_end, &self_key));
     GLT_CALL(weft_mutex_create(NULL, &live_m));
     GLT_CALL(weft_cond_create(&live_c));
+    main_rec.gen = fork_gen;
     main_rec.magic = GPTH_MAGIC;
     main_rec.kind = GPTH_MAIN;
     main_rec.cancel_state = PTHREAD_CANCEL_ENABLE;
@@ -226,6 +253,7 @@ static int create_here(void (*fn)(void *), void *arg, const weft_thread_attr *a,
 int gpthread_create(pthread_t *pth, const pthread_attr_t *attr, void *(*func)(void *), void *args)
 {
     if (!pth || !func) return EINVAL;
+    if (restart && !started) glt_pthread_start(); /* the first thread of a forked child */
     int detached = 0;
     weft_thread_attr wa;
     weft_thread_attr_init(&wa);
@@ -242,6 +270,7 @@ int gpthread_create(pthread_t *pth, const pthread_attr_t *attr, void *(*func)(vo
     }
     struct gpth *r = rec_new();
     if (!r) return EAGAIN;
+    r->gen = fork_gen;
     __atomic_store_n(&r->magic, GPTH_MAGIC, __ATOMIC_RELEASE);
     r->kind = GPTH_CREATED;
     r->detached_at_create = detached;
