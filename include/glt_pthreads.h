@@ -22,7 +22,10 @@
  *    on any stream that serves it. Attributes: detach state and an
  *    explicitly set stack size are honoured; the rest is ignored. EAGAIN
  *    when no memory is left. pthread_t is a weft-side record, the same
- *    value pthread_self() gives inside the thread.
+ *    value pthread_self() gives inside the thread. A handle of a thread
+ *    that is gone (joined, or detached and ended) gets ESRCH until a new
+ *    thread reuses its record; from then on it names the new thread, as a
+ *    reused pthread_t of glibc does.
  *  - pthread_join / pthread_detach / pthread_exit: as POSIX; a thread
  *    detached late is joined by a helper ULT. pthread_exit from main
  *    waits for every thread made by pthread_create to end, then exits the

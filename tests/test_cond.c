@@ -2,9 +2,13 @@
  * plain thread) through a bounded buffer; broadcast; timed waits that
  * expire and that are signalled first, in ULTs and plain threads;
  * recursive mutexes keep their depth; misuse answered with errors; a timed
- * wait expires on a stream whose other ULT only yields. */
+ * wait expires on a stream whose other ULT only yields, and on one whose
+ * two other ULTs hand the stream to each other for ever (by yield, by
+ * waiting on each other), never passing its scheduler. (Two that only
+ * yield_to each other run no one else: that is what they ask for.) */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "check.h"
 
@@ -85,6 +89,70 @@ static void timed_expire(void *arg)
     CHECK_OK(weft_mutex_lock(g_m));
     CHECK_RC(weft_cond_timedwait(g_not_full, g_m, t0), WEFT_ERR_TIMEDOUT);
     CHECK_OK(weft_mutex_unlock(g_m));
+}
+
+/* Two ULTs that hand the stream to each other until g_pair_stop: by
+ * weft_yield, or by a turn under a mutex and condition variable (each
+ * waits, the switch goes straight to the other). */
+enum pair_mode { PAIR_YIELD, PAIR_TURNS };
+static enum pair_mode g_pair_mode;
+static _Atomic int g_pair_stop;
+static weft_thread g_pair[2];
+static weft_mutex g_pm;
+static weft_cond g_pc;
+static int g_turn;
+
+static void pair_member(void *arg)
+{
+    int me = (int)(intptr_t)arg;
+    while (!atomic_load(&g_pair_stop)) {
+        switch (g_pair_mode) {
+        case PAIR_YIELD: CHECK_OK(weft_yield()); break;
+        case PAIR_TURNS:
+            CHECK_OK(weft_mutex_lock(g_pm));
+            while (g_turn != me && !atomic_load(&g_pair_stop)) CHECK_OK(weft_cond_wait(g_pc, g_pm));
+            g_turn = 1 - me;
+            CHECK_OK(weft_cond_signal(g_pc));
+            CHECK_OK(weft_mutex_unlock(g_pm));
+            break;
+        }
+    }
+}
+
+static _Atomic int g_watch_done;
+static void *watchdog(void *arg)
+{
+    const char *what = arg;
+    for (int i = 0; i < 1000 && !atomic_load(&g_watch_done); i++) usleep(10000);
+    if (!atomic_load(&g_watch_done)) {
+        fprintf(stderr, "cond: a timed wait beside a pair (%s) did not expire in 10 s\n", what);
+        abort();
+    }
+    return NULL;
+}
+
+/* On one stream: the pair runs, a third ULT's timed wait expires, the main
+ * ULT (blocked in the join of the third) then stops the pair. */
+static void timed_beside_pair(enum pair_mode mode, const char *what)
+{
+    pthread_t wd;
+    atomic_store(&g_watch_done, 0);
+    CHECK(pthread_create(&wd, NULL, watchdog, (void *)what) == 0);
+    g_pair_mode = mode;
+    atomic_store(&g_pair_stop, 0);
+    g_turn = 0;
+    weft_thread tw;
+    CHECK_OK(weft_thread_create(self_pool(), timed_expire, NULL, NULL, &tw));
+    for (int i = 0; i < 2; i++)
+        CHECK_OK(weft_thread_create(self_pool(), pair_member, (void *)(intptr_t)i, NULL, &g_pair[i]));
+    CHECK_OK(weft_thread_free(&tw));
+    CHECK_OK(weft_mutex_lock(g_pm));
+    atomic_store(&g_pair_stop, 1);
+    CHECK_OK(weft_cond_broadcast(g_pc));
+    CHECK_OK(weft_mutex_unlock(g_pm));
+    for (int i = 0; i < 2; i++) CHECK_OK(weft_thread_free(&g_pair[i]));
+    atomic_store(&g_watch_done, 1);
+    CHECK(pthread_join(wd, NULL) == 0);
 }
 
 static void *thread_timed_expire(void *arg)
@@ -269,6 +337,12 @@ int main(void)
     }
     CHECK(st == WEFT_STATE_TERMINATED);
     CHECK_OK(weft_thread_free(&tw));
+    CHECK_OK(weft_mutex_create(NULL, &g_pm));
+    CHECK_OK(weft_cond_create(&g_pc));
+    timed_beside_pair(PAIR_YIELD, "yield");
+    timed_beside_pair(PAIR_TURNS, "turns");
+    CHECK_OK(weft_cond_free(&g_pc));
+    CHECK_OK(weft_mutex_free(&g_pm));
     CHECK_OK(weft_thread_create(self_pool(), timed_expire, NULL, NULL, NULL));
     CHECK_OK(weft_yield()); /* it waits now */
     CHECK_OK(weft_finalize());

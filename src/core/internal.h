@@ -316,6 +316,12 @@ struct weft_xstream_s {
     struct weft_unit_s *sched_unit; /* the running scheduler's context */
     struct weft_sched_s *sched;     /* the running scheduler (the innermost when stacked) */
     uint8_t pend;
+    /* Switches that skipped the scheduler (unit_pick_next): while timers
+     * are armed, every 256th goes through it instead, with
+     * `housekeep` set, so that ULTs handing the stream to each other for
+     * ever do not keep the timed waits beside them waiting. */
+    uint8_t bypass_ticks;
+    uint8_t housekeep;
     struct weft_unit_s *pend_unit;
     struct weft_unit_s *pend_target;
     _Atomic uint32_t *pend_lock;    /* PEND_UNLOCK: the spin lock a parked unit held */

@@ -421,6 +421,7 @@ static bool sched_should_stop(struct weft_xstream_s *xs, struct weft_sched_s *s)
  * this stream moved into place, and those that must run here run. */
 static void sched_housekeep(struct weft_xstream_s *xs)
 {
+    xs->housekeep = 0;
     if (atomic_load_explicit(&xs->inbox, memory_order_relaxed)) inbox_drain(xs);
     if (atomic_load_explicit(&xs->n_timers, memory_order_relaxed)) timers_expire(xs);
     while (xs->runnext_head) unit_dispatch(xs, runnext_pop(xs));
@@ -503,8 +504,9 @@ static void sched_builtin_run(struct weft_xstream_s *xs, struct weft_sched_s *s)
             unit_dispatch(xs, u);
             idle = 0;
             if (unlikely(xs->sched != s)) return; /* replaced meanwhile */
-            if (likely(++n < SCHED_EVENT_FREQ)) continue;
+            if (likely(++n < SCHED_EVENT_FREQ) && likely(!xs->housekeep)) continue;
             n = 0;
+            xs->housekeep = 0;
             if (unlikely(atomic_load_explicit(&xs->n_timers, memory_order_relaxed))) timers_expire(xs);
             if (!s->parent && sched_should_stop(xs, s)) return;
             continue;

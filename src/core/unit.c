@@ -401,10 +401,18 @@ static inline struct weft_unit_s *unit_claim(struct weft_xstream_s *xs, struct w
 
 /* The unit a ULT leaving the stream switches to: the next unit of the
  * policy when it is a ULT (scheduler bypass), else the scheduler's context;
- * NULL when nothing at all is ready. */
+ * NULL when nothing at all is ready. While timers are armed here, one
+ * switch in 256 (xs->bypass_ticks wraps) goes to the scheduler's context
+ * all the same, told to look at them (xs->housekeep): the leaving ULT may hold a
+ * lock that a timer's expiry takes, so the scheduler does it, not this
+ * caller. */
 static inline struct weft_unit_s *unit_pick_next(struct weft_xstream_s *xs)
 {
     if (!BYPASS) return xs->sched_unit; /* measurement build: every switch goes through the scheduler */
+    if (unlikely(--xs->bypass_ticks == 0) && atomic_load_explicit(&xs->n_timers, memory_order_relaxed)) {
+        xs->housekeep = 1;
+        return xs->sched_unit;
+    }
     struct weft_unit_s *next = sched_pick(xs);
     if (!next || next == xs->sched_unit) return next;
     next = unit_claim(xs, next);
