@@ -120,6 +120,63 @@ static void check_yield_to_started(void)
     CHECK_OK(weft_pool_free(&g_p2));
 }
 
+/* Yield-to the head of the yielder's own private pool (the swap of the
+ * fast path): the order afterwards is the one a pop of the target and a
+ * push of the yielder give, in FIFO and LIFO pools, with the target alone
+ * in the pool or not. Each unit logs its lower-case letter, yields to the
+ * unit of index sw_target[i] (or plainly, -1), logs its capital, ends. */
+static weft_thread g_sw[3];
+static int g_sw_target[3], g_sw_n, g_sw_ended;
+static weft_eventual g_sw_done;
+
+static void swapper(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    g_log[g_len++] = (char)('x' + i);
+    if (g_sw_target[i] < 0) CHECK_OK(weft_yield());
+    else CHECK_OK(weft_yield_to(g_sw[g_sw_target[i]]));
+    g_log[g_len++] = (char)('X' + i);
+    if (++g_sw_ended == g_sw_n) CHECK_OK(weft_eventual_set(g_sw_done, NULL, 0));
+}
+
+static void swap_driver(void *arg)
+{
+    weft_pool p = arg;
+    for (int i = 0; i < g_sw_n; i++)
+        CHECK_OK(weft_thread_create(p, swapper, (void *)(intptr_t)i, NULL, &g_sw[i]));
+    CHECK_OK(weft_eventual_wait(g_sw_done, NULL)); /* out of the pool: they run in pool order */
+    size_t left = 1;
+    CHECK_OK(weft_pool_size(p, &left));
+    CHECK(left == 0);
+    for (int i = 0; i < g_sw_n; i++) CHECK_OK(weft_thread_free(&g_sw[i]));
+}
+
+static void check_yield_to_swap(weft_pool_kind kind, int n, const int *targets, const char *expect)
+{
+    weft_pool p;
+    CHECK_OK(weft_pool_create(kind, WEFT_POOL_ACCESS_PRIVATE, &p));
+    weft_sched s;
+    CHECK_OK(weft_sched_create_basic(1, &p, &s));
+    weft_xstream x;
+    CHECK_OK(weft_xstream_create(s, &x));
+    CHECK_OK(weft_eventual_create(0, &g_sw_done));
+    g_len = 0;
+    g_sw_n = n;
+    g_sw_ended = 0;
+    memcpy(g_sw_target, targets, (size_t)n * sizeof *targets);
+    weft_thread d;
+    CHECK_OK(weft_thread_create(p, swap_driver, p, NULL, &d));
+    CHECK_OK(weft_thread_free(&d));
+    if (g_len != 2 * n || memcmp(g_log, expect, (size_t)(2 * n)) != 0)
+        printf("yield_to swap (%s, %d units): %.*s, expected %s\n", kind == WEFT_POOL_LIFO ? "LIFO" : "FIFO", n,
+               g_len, g_log, expect);
+    CHECK(g_len == 2 * n && memcmp(g_log, expect, (size_t)(2 * n)) == 0);
+    CHECK_OK(weft_eventual_free(&g_sw_done));
+    CHECK_OK(weft_xstream_free(&x));
+    CHECK_OK(weft_sched_free(&s));
+    CHECK_OK(weft_pool_free(&p));
+}
+
 int main(void)
 {
     start_weft(2);
@@ -188,6 +245,10 @@ int main(void)
     CHECK_OK(weft_thread_create(spare, mark, &cc, NULL, &far));
     CHECK_RC(weft_yield_to(far), WEFT_ERR_CROSS_STREAM);
     check_yield_to_started();
+    check_yield_to_swap(WEFT_POOL_FIFO, 3, (const int[]){1, -1, 0}, "xyzXYZ");
+    check_yield_to_swap(WEFT_POOL_FIFO, 2, (const int[]){1, 0}, "xyXY");
+    check_yield_to_swap(WEFT_POOL_LIFO, 2, (const int[]){1, 0}, "yxYX");
+    check_yield_to_swap(WEFT_POOL_LIFO, 3, (const int[]){-1, 2, 1}, "zyZYxX");
 
     weft_thread popped;
     CHECK_OK(weft_pool_pop(spare, &popped));

@@ -104,6 +104,34 @@ static inline struct weft_unit_s *list_pop_builtin(struct weft_pool_s *p)
     return u;
 }
 
+/* `out`, the head of p, leaves it and `in` (ready, in no pool) goes in as
+ * list_push_builtin would put it: one pass, the size unchanged (a ULT
+ * yielding to the next one of its own pool). */
+static inline void list_swap_head_builtin(struct weft_pool_s *p, struct weft_unit_s *out, struct weft_unit_s *in)
+{
+    WEFT_ASSERT(p->kind != POOL_KIND_USER);
+    WEFT_ASSERT(list_access_ok(p));
+    WEFT_ASSERT(p->head == out && out->in_pool && !in->in_pool);
+    WEFT_ASSERT(atomic_load_explicit(&in->state, memory_order_relaxed) == WEFT_STATE_READY);
+    struct weft_unit_s *rest = out->next;
+    if (p->lifo) {
+        in->next = rest;
+        p->head = in;
+        if (!rest) p->tail = in;
+    } else {
+        in->next = NULL;
+        if (rest) {
+            p->head = rest;
+            p->tail->next = in;
+        } else {
+            p->head = in;
+        }
+        p->tail = in;
+    }
+    out->in_pool = 0;
+    in->in_pool = 1;
+}
+
 static inline struct weft_unit_s *list_pop(struct weft_pool_s *p)
 {
     WEFT_ASSERT(list_access_ok(p));

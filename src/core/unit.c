@@ -179,6 +179,26 @@ static inline void unit_switch_in(struct weft_xstream_s *xs, struct weft_unit_s 
     run_pending_fast(from->xs);
 }
 
+/* `from` gives the stream to `to`, the head of `p`, a private list of
+ * this stream that is from's own pool too: to leaves it and from goes in,
+ * in one pass (list_swap_head_builtin), as unit_switch_in with requeue. */
+static inline void unit_switch_swap(struct weft_xstream_s *xs, struct weft_unit_s *from, struct weft_unit_s *to,
+                                    struct weft_pool_s *p)
+{
+    WEFT_ASSERT(xs->pend == PEND_NONE);
+    WEFT_ASSERT(atomic_load_explicit(&to->state, memory_order_relaxed) == WEFT_STATE_READY);
+    atomic_store_explicit(&to->state, WEFT_STATE_RUNNING, memory_order_relaxed);
+    to->xs = xs;
+    xs->cur = to;
+    hook_switch_begin(from, to, false);
+    WEFT_ASSERT(atomic_load_explicit(&from->state, memory_order_relaxed) == WEFT_STATE_RUNNING);
+    atomic_store_explicit(&from->state, WEFT_STATE_READY, memory_order_relaxed);
+    list_swap_head_builtin(p, to, from);
+    weft_ctx_switch(&from->ctx, &to->ctx);
+    hook_switch_end(from);
+    run_pending_fast(from->xs);
+}
+
 static inline void unit_switch(struct weft_xstream_s *xs, struct weft_unit_s *from, struct weft_unit_s *to,
                                int pend, struct weft_unit_s *target)
 {
@@ -778,6 +798,10 @@ int weft_yield_to(weft_thread target)
         if (likely(p && pool_list_mine(p, xs) && p->head == target && target->started &&
                    target->kind == KIND_ULT && !target->bound && self->kind != KIND_TASKLET &&
                    self != xs->sched_unit)) {
+            if (likely(self->pool == p)) { /* the common case: both of one pool */
+                unit_switch_swap(xs, self, target, p);
+                return WEFT_OK;
+            }
             list_pop_builtin(p);
             atomic_store_explicit(&target->state, WEFT_STATE_RUNNING, memory_order_relaxed);
             unit_switch_ready(xs, self, target);
