@@ -114,6 +114,11 @@ OMP_HIDDEN void omp_streams_probe(void);
 /* After weft starts: binding to places, and whether OpenMP threads share
  * streams (WEFT_OMP_SHARE_STREAMS). */
 OMP_HIDDEN void omp_streams_init(const weft_config *cfg);
+/* Set in the child of a fork(), where weft gave up the parent's runtime
+ * (weft.h): the child's first team starts weft again (team.c). */
+extern _Atomic bool omp_forked OMP_HIDDEN;
+/* In such a child, weft started again: the parent's streams forgotten. */
+OMP_HIDDEN void omp_streams_restart(const weft_config *cfg);
 /* Are the streams bound to the CPUs of the places? */
 OMP_HIDDEN bool omp_streams_bound(void);
 /* The rank of the stream for thread i of a new team in `place` (-1: none)
@@ -389,6 +394,12 @@ static inline struct omp_thread *omp_self(void)
     struct omp_thread *t = WEFT_TLS(omp_tls_self);
     return omp_likely(t != NULL) ? t : omp_self_slow();
 }
+/* errno belongs to the OS thread; each OpenMP thread keeps its own across
+ * a call that may switch ULTs (under libgomp each is an OS thread): read
+ * before the call, put back after it. Through an out-of-line call (wait.c),
+ * since the ULT may resume on another OS thread than the one whose errno
+ * the compiler would otherwise reuse. */
+OMP_HIDDEN int *omp_errno(void);
 /* Around a call that may switch ULTs. */
 static inline struct omp_thread *omp_self_keep(void) { return WEFT_TLS(omp_tls_self); }
 static inline void omp_self_restore(struct omp_thread *t) { WEFT_TLS(omp_tls_self) = t; }

@@ -306,6 +306,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         /* Only the initial thread waits here: move the spinner instead.
          * Its hold is its own thread's (the worker's struct, even when it
          * is thread 0 of a nested team now). */
+        int err = *omp_errno();
         struct omp_thread *me = omp_self_keep(), *worker = arg;
         int old_stream = worker->stream;
         bool old_holds = worker->holds;
@@ -321,6 +322,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
             if (sigaltstack(NULL, &ss) == 0) uc->uc_stack = ss;
             pthread_sigmask(SIG_SETMASK, NULL, &uc->uc_sigmask);
             omp_self_restore(me);
+            *omp_errno() = err;
             WEFT_TLS(omp_t_beat) = NULL;
             omp_beat(); /* this OS thread's stream's beat: held by a thread now */
             res = RES_SELF;
@@ -599,7 +601,9 @@ void omp_rescue_init(void)
 {
     g_pid = getpid();
     if (weft_self(&g_main_unit) != WEFT_OK) g_main_unit = WEFT_THREAD_NULL;
-    pthread_atfork(NULL, NULL, at_fork_child);
+    static bool atfork_set; /* called again in a child of fork() that starts weft again */
+    if (!atfork_set) pthread_atfork(NULL, NULL, at_fork_child);
+    atfork_set = true;
 }
 
 void omp_rescue_arm_slow(void)

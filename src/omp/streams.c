@@ -142,8 +142,30 @@ static bool place_has(int place, int cpu)
     return false;
 }
 
+_Atomic bool omp_forked;
+
+/* Only the forking thread runs in the child; the lock may have been held
+ * by another thread of the parent. */
+static void streams_at_fork_child(void)
+{
+    pthread_mutex_init(&g_lock, NULL);
+    atomic_store(&omp_forked, true);
+}
+
+void omp_streams_restart(const weft_config *cfg)
+{
+    memset(g_held, 0, sizeof g_held);
+    memset(g_gone, 0, sizeof g_gone);
+    g_held_total = 0;
+    g_streams = g_base = 1;
+    omp_streams_init(cfg);
+}
+
 void omp_streams_init(const weft_config *cfg)
 {
+    static bool atfork_set;
+    if (!atfork_set) pthread_atfork(NULL, NULL, streams_at_fork_child);
+    atfork_set = true;
     g_policy = cfg->wait_policy;
     g_spin_us = cfg->spin_us;
     weft_xstream_count(&g_streams);

@@ -42,19 +42,24 @@ static void free_thread(void *p);
 /* At load: the environment, then weft with one stream per CPU the process
  * may use; the loading thread (the program's initial thread) is the main
  * ULT of the primary stream. */
+static void runtime_config(weft_config *cfg)
+{
+    if (weft_config_init(cfg) != WEFT_OK) omp_fatal("malformed WEFT_* environment variable");
+    /* OpenMP threads run user code that expects a thread's stack:
+     * OMP_STACKSIZE, else WEFT_STACK_SIZE, else what pthreads give. */
+    if (omp_g.stacksize) cfg->stack_size = omp_g.stacksize;
+    else if (!getenv("WEFT_STACK_SIZE")) cfg->stack_size = (size_t)8 << 20;
+    if (cfg->stack_size > ((size_t)1 << 30)) cfg->stack_size = (size_t)1 << 30;
+    if (omp_g.wait_policy == 1) cfg->wait_policy = WEFT_WAIT_ACTIVE;
+    else if (omp_g.wait_policy == 0) cfg->wait_policy = WEFT_WAIT_PASSIVE;
+}
+
 void omp_runtime_init(void)
 {
     omp_streams_probe();
     omp_env_init();
     weft_config cfg;
-    if (weft_config_init(&cfg) != WEFT_OK) omp_fatal("malformed WEFT_* environment variable");
-    /* OpenMP threads run user code that expects a thread's stack:
-     * OMP_STACKSIZE, else WEFT_STACK_SIZE, else what pthreads give. */
-    if (omp_g.stacksize) cfg.stack_size = omp_g.stacksize;
-    else if (!getenv("WEFT_STACK_SIZE")) cfg.stack_size = (size_t)8 << 20;
-    if (cfg.stack_size > ((size_t)1 << 30)) cfg.stack_size = (size_t)1 << 30;
-    if (omp_g.wait_policy == 1) cfg.wait_policy = WEFT_WAIT_ACTIVE;
-    else if (omp_g.wait_policy == 0) cfg.wait_policy = WEFT_WAIT_PASSIVE;
+    runtime_config(&cfg);
     if (!weft_initialized() && weft_init(&cfg) != WEFT_OK) omp_fatal("could not start the weft runtime");
     if (weft_key_create(free_thread, &g_key) != WEFT_OK) omp_fatal("out of memory");
     omp_streams_init(&cfg);
@@ -202,8 +207,26 @@ struct cg_claim {
     unsigned long added;
 };
 
+/* The child of a fork() has none of the parent's threads, and weft gave
+ * up the parent's runtime there (weft.h). Its first team starts weft again
+ * (the caller becomes the main ULT of a new primary stream), as libgomp's
+ * child makes new threads at its first team; the caller's teams of the
+ * parent are dropped, their threads being gone. */
+static __attribute__((noinline, cold)) void after_fork(struct omp_thread *thr)
+{
+    atomic_store(&omp_forked, false);
+    if (!weft_initialized()) {
+        weft_config cfg;
+        runtime_config(&cfg);
+        if (weft_init(&cfg) != WEFT_OK) omp_fatal("could not start the weft runtime");
+        omp_streams_restart(&cfg);
+    }
+    thr->hot = NULL;
+}
+
 static unsigned resolve_nthreads(struct omp_thread *thr, unsigned specified, struct cg_claim *claim)
 {
+    if (omp_unlikely(atomic_load_explicit(&omp_forked, memory_order_relaxed))) after_fork(thr);
     struct omp_icv *icv = &thr->task->icv;
     unsigned active = thr->team ? thr->team->active_level : 0;
     claim->root = NULL;
@@ -500,11 +523,13 @@ static void team_dissolve(struct omp_team *t)
     t->dissolve = 1;
     start_next(t);
     omp_team_event(t); /* the workers wait on the event word (wait_next) */
+    int err = *omp_errno();
     struct omp_thread *me = omp_self_keep();
     omp_beat_away();
     for (unsigned i = 1; i < t->nthreads; i++)
         if (weft_thread_free(&t->units[i - 1]) != WEFT_OK) omp_fatal("could not join a thread of a team");
     omp_self_restore(me);
+    *omp_errno() = err;
     omp_beat();
     if (t->threads[0]->hot) team_dissolve(t->threads[0]->hot);
     team_quiesce(t);
@@ -563,6 +588,7 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, const s
             omp_team_event(t); /* the workers wait on the event word (wait_next) */
         }
     } else if (n > 1) {
+        int err = *omp_errno();
         struct omp_thread *me = omp_self_keep();
         int first = -1; /* a plain thread: on no stream */
         weft_xstream xs;
@@ -577,6 +603,7 @@ static struct omp_team *region_begin(struct omp_thread *enc, unsigned n, const s
             if (rc != WEFT_OK) omp_fatal("could not start a thread of a team");
         }
         omp_self_restore(me);
+        *omp_errno() = err;
     }
     t->threads[0]->base = enc->base; /* the caller's key stays as it is */
     self_act(t->threads[0]);

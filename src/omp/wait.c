@@ -7,6 +7,7 @@
  * a bucket hashed from the word's address. A waker changes the word, then
  * wakes the bucket only if someone parks there. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 
@@ -53,8 +54,11 @@ static inline struct bucket *bucket_of(const void *w)
  * two streams on one CPU, the one away from its own CPU goes back, rather
  * than the two passing the CPU by sched_yield for milliseconds (nested
  * regions 17x slower in a quarter of short runs on a 2-CPU VM). */
+__attribute__((noinline)) int *omp_errno(void) { return &errno; }
+
 void omp_relax_n(long i)
 {
+    int err = *omp_errno();
     struct omp_thread *me = omp_self_keep();
     if (weft_yield() != WEFT_OK) {
         sched_yield();
@@ -65,6 +69,7 @@ void omp_relax_n(long i)
         sched_yield();
     }
     omp_self_restore(me);
+    *omp_errno() = err;
     omp_beat();
 }
 
@@ -83,6 +88,7 @@ void omp_wait(_Atomic uint32_t *w, uint32_t val)
         omp_relax_n(i);
     }
     pthread_once(&g_once, buckets_init);
+    int err = *omp_errno();
     struct omp_thread *me = omp_self_keep();
     struct bucket *b = bucket_of(w);
     omp_beat_away();
@@ -92,6 +98,7 @@ void omp_wait(_Atomic uint32_t *w, uint32_t val)
     atomic_fetch_sub(&b->parked, 1);
     weft_mutex_unlock(b->m);
     omp_self_restore(me);
+    *omp_errno() = err;
     omp_beat();
 }
 
@@ -111,11 +118,13 @@ void omp_wake_rmw(_Atomic uint32_t *w)
 {
     struct bucket *b = bucket_of(w);
     if (!atomic_load(&b->parked)) return;
+    int err = *omp_errno();
     struct omp_thread *me = omp_self_keep();
     weft_mutex_lock(b->m);
     weft_cond_broadcast(b->c);
     weft_mutex_unlock(b->m); /* each may switch to another ULT of the stream */
     omp_self_restore(me);
+    *omp_errno() = err;
     omp_beat();
 }
 
